@@ -1,0 +1,40 @@
+/**
+ * The one typed error of svc. Code inside the daemon throws or returns a
+ * `ServiceError`; only `api/app.ts` turns it into the contract's envelope
+ * (C2.3) and an HTTP status (C7, D6).
+ */
+export class ServiceError extends Error {
+  readonly code: string;
+  readonly status: number;
+  readonly details: Record<string, unknown>;
+
+  constructor(
+    code: string,
+    status: number,
+    message: string,
+    details: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = "ServiceError";
+    this.code = code;
+    this.status = status;
+    this.details = details;
+  }
+}
+
+/** 400 `invalid_request`, naming the offending field when there is one. */
+export function invalidRequest(message: string, field?: string): ServiceError {
+  return new ServiceError("invalid_request", 400, message, field === undefined ? {} : { field });
+}
+
+/** 404 `session_not_found` (D6). */
+export function sessionNotFound(sessionId: string): ServiceError {
+  return new ServiceError("session_not_found", 404, `Session "${sessionId}" does not exist`, {
+    sessionId,
+  });
+}
+
+/** 403 `forbidden`: the request needs owner-local IPC or broke a TCP rule (C5, D14). */
+export function forbidden(message: string): ServiceError {
+  return new ServiceError("forbidden", 403, message);
+}
