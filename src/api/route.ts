@@ -1,0 +1,19 @@
+import type { Peer } from "../policy/peer.ts";
+
+/** What a handler gets: the request, its parsed URL, the path parameters and the peer. */
+export interface RouteContext {
+  readonly req: Request;
+  readonly url: URL;
+  readonly params: Readonly<Record<string, string>>;
+  readonly peer: Peer;
+}
+
+/** One entry of the route table (routes are data, as in Deno's std/http). */
+export interface Route {
+  readonly method: "GET" | "POST" | "DELETE";
+  /** Path relative to `/api/v1`, in URLPattern syntax (`/sessions/:id`). */
+  readonly path: string;
+  /** When set, a TCP peer gets 403 `forbidden` naming this, before the handler runs. */
+  readonly ownerOnly?: string;
+  readonly handler: (ctx: RouteContext) => Response | Promise<Response>;
+}

@@ -1,0 +1,116 @@
+import { z } from "zod";
+import { jsonResponse } from "./json.ts";
+import type { Route } from "./route.ts";
+import { parseInput } from "./validate.ts";
+import { ServiceError } from "./errors.ts";
+import { readJsonBody } from "../policy/body.ts";
+import type { Clock } from "../clock.ts";
+import { isoTime } from "../clock.ts";
+import { API_VERSION, SESSION_POLICY_CONTRACT, SVC_VERSION } from "../version.ts";
+import type { CapabilityRecord } from "../sessions/capabilities.ts";
+
+/** Where the daemon listens, as reported by `/health` (D5). */
+export type Endpoint = { transport: "unix"; path: string } | { transport: "pipe"; name: string };
+
+/** What the system routes need from the daemon. */
+export interface SystemDeps {
+  readonly instanceId: string;
+  readonly startedAtMs: number;
+  readonly clock: Clock;
+  readonly endpoint: Endpoint;
+  readonly tcp: string | null;
+  readonly capabilities: () => readonly CapabilityRecord[];
+  readonly liveSessions: () => number;
+  /** Asks the daemon to stop gracefully (`svc stop`); resolves once accepted. */
+  readonly requestShutdown: () => void;
+}
+
+const RESTRICTED_BODY_BYTES = 64 * 1024;
+const SHA256_DIGEST = /^sha256:[0-9a-f]{64}$/;
+
+const restrictedLaunchSchema = z.strictObject({
+  profile: z.string().min(1).max(64),
+  harness: z.string().min(1).max(64),
+  cwd: z.string().min(1).max(4096),
+  prompt: z.string().max(256 * 1024).optional(),
+  policyDigest: z.string().regex(SHA256_DIGEST, "must be sha256:<64 lowercase hex>"),
+  expiresAt: z.iso.datetime({ offset: true }),
+});
+
+/** Handshake and discovery routes: health, capabilities, api-version, session policy (C4, D5, D11). */
+export function systemRoutes(deps: SystemDeps): Route[] {
+  return [
+    {
+      method: "GET",
+      path: "/health",
+      handler: ({ peer }) => {
+        const now = deps.clock.now();
+        return jsonResponse({
+          ok: true,
+          apiVersion: API_VERSION,
+          svcVersion: SVC_VERSION,
+          capabilities: deps.capabilities(),
+          sessionPolicyContracts: peer.owner ? [SESSION_POLICY_CONTRACT] : [],
+          pid: Deno.pid,
+          uptime: Math.max(0, (now - deps.startedAtMs) / 1000),
+          startedAt: isoTime(deps.startedAtMs),
+          instanceId: deps.instanceId,
+          endpoint: deps.endpoint,
+          tcp: deps.tcp,
+          liveSessions: deps.liveSessions(),
+        });
+      },
+    },
+    {
+      method: "GET",
+      path: "/capabilities",
+      handler: () => jsonResponse({ capabilities: deps.capabilities() }),
+    },
+    {
+      method: "GET",
+      path: "/api-version",
+      handler: () => jsonResponse({ version: "v1" }),
+    },
+    {
+      method: "GET",
+      path: "/session-policy",
+      handler: () =>
+        jsonResponse({
+          contract: SESSION_POLICY_CONTRACT,
+          enforcement: "unavailable",
+          supportedProfiles: [],
+        }),
+    },
+    {
+      method: "POST",
+      path: "/sessions/restricted",
+      ownerOnly: "Restricted launch",
+      handler: async ({ req }) => {
+        const body = await readJsonBody(req, RESTRICTED_BODY_BYTES);
+        const request = parseInput(restrictedLaunchSchema, body);
+        if (Date.parse(request.expiresAt) <= deps.clock.now()) {
+          throw new ServiceError(
+            "session_policy_expired",
+            409,
+            `Session policy expired at "${request.expiresAt}"`,
+            { expiresAt: request.expiresAt },
+          );
+        }
+        // C4.4: the refusal is its own body, not the generic envelope.
+        return jsonResponse(
+          { decision: "rejected", code: "enforcement_unavailable", admission: "not_started" },
+          409,
+        );
+      },
+    },
+    {
+      method: "POST",
+      path: "/shutdown",
+      ownerOnly: "Shutting the daemon down",
+      handler: () => {
+        deps.requestShutdown();
+        return jsonResponse({ ok: true, accepted: true }, 202);
+      },
+    },
+  ];
+}

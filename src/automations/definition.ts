@@ -1,0 +1,76 @@
+import { z } from "zod";
+import { ServiceError } from "../api/errors.ts";
+import { parseInput } from "../api/validate.ts";
+import { parseRrule } from "./rrule.ts";
+
+/** Zod error option: "required field is missing" when absent, else `requirement`. */
+function requires(requirement: string) {
+  return {
+    error: (issue: { input?: unknown }) =>
+      issue.input === undefined ? "required field is missing" : requirement,
+  };
+}
+
+/** Absolute on the daemon's host: `/x` on Unix, `C:\x` or `\\server\share` on Windows. */
+function isAbsoluteHostPath(path: string): boolean {
+  return /^(\/|[A-Za-z]:[\\/]|\\\\)/.test(path);
+}
+
+function boundedString(min: number, max: number) {
+  const text = `expected a string of ${min} to ${max} characters`;
+  return z.string(requires(text)).min(min, requires(text)).max(max, requires(text));
+}
+
+function boundedInt(min: number, max: number) {
+  const text = `expected an integer from ${min} to ${max}`;
+  return z.int(requires(text)).min(min, requires(text)).max(max, requires(text));
+}
+
+const idText = 'expected 1 to 96 ASCII letters, digits, ".", "_" or "-"';
+
+/** The routine definition of contract C2.6 (closed: unknown keys are refused). */
+export const routineDefinitionSchema = z.strictObject({
+  schemaVersion: z.literal(1, requires("expected 1")),
+  id: z.string(requires(idText)).regex(/^[A-Za-z0-9._-]{1,96}$/, requires(idText)),
+  name: boundedString(1, 160),
+  status: z.enum(["ACTIVE", "PAUSED"], requires('expected "ACTIVE" or "PAUSED"')),
+  rrule: z.string(requires("expected a recurrence rule string")).check((ctx) => {
+    try {
+      parseRrule(ctx.value);
+    } catch (error) {
+      if (!(error instanceof ServiceError)) throw error;
+      ctx.issues.push({ code: "custom", message: error.message, input: ctx.value });
+    }
+  }),
+  timezone: z.enum(["local", "utc"], requires('expected "local" or "utc"')),
+  misfire: z.literal("latest", requires('expected "latest"')),
+  overlap: z.literal("forbid", requires('expected "forbid"')),
+  timeoutMinutes: boundedInt(1, 44640),
+  runtime: boundedString(1, 64),
+  prompt: z.string(requires("expected a non-empty string")).min(
+    1,
+    requires("expected a non-empty string"),
+  ),
+  familiarId: boundedString(1, 64).optional(),
+  cwd: z.string(requires("expected an absolute path"))
+    .refine(isAbsoluteHostPath, requires("expected an absolute path")).optional(),
+  model: boundedString(1, 64).optional(),
+  tags: z.array(boundedString(1, 64), requires("expected an array of at most 32 strings"))
+    .max(32, requires("expected an array of at most 32 strings")).optional(),
+  outputTarget: z.record(z.string(), z.unknown(), requires("expected a JSON object")).optional(),
+}, requires("expected an object"));
+
+/** A validated routine definition (C2.6). */
+export type RoutineDefinition = z.output<typeof routineDefinitionSchema>;
+
+/** A routine as the store keeps and the API returns it (D10). */
+export type StoredRoutine = RoutineDefinition & { createdAt: string; updatedAt: string };
+
+/**
+ * Validates a routine definition, or throws 400 `invalid_request` whose
+ * `details.field` is the offending path under `fieldPrefix`
+ * (`definition.rrule`, `definition.bogus` for an unknown key).
+ */
+export function parseDefinition(input: unknown, fieldPrefix = "definition"): RoutineDefinition {
+  return parseInput(routineDefinitionSchema, input, fieldPrefix);
+}

@@ -1,0 +1,25 @@
+/** Where a command writes; tests capture it, the real CLI writes to stdout/stderr. */
+export interface Io {
+  out(text: string): void;
+  err(text: string): void;
+  env(name: string): string | undefined;
+}
+
+/** One subcommand: a name, a usage text, and `run` returning the exit code (D1). */
+export interface Command {
+  readonly name: string;
+  readonly summary: string;
+  readonly usage: string;
+  run(args: string[], io: Io): Promise<number>;
+}
+
+/** Exit codes (D1). */
+export const EXIT = { ok: 0, refused: 1, usage: 2, unreachable: 3 } as const;
+
+/** Bad usage of a command: printed with the command's usage, exit 2. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}

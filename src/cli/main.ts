@@ -1,0 +1,91 @@
+import { ClientError } from "../client/client.ts";
+import { ConfigError } from "../config/config_error.ts";
+import { API_VERSION, SVC_VERSION } from "../version.ts";
+import { capabilitiesCommand } from "./capabilities.ts";
+import { type Command, EXIT, type Io, UsageError } from "./command.ts";
+import { serveCommand } from "./serve.ts";
+import { statusCommand } from "./status.ts";
+import { stopCommand } from "./stop.ts";
+
+const COMMANDS: readonly Command[] = [
+  serveCommand,
+  statusCommand,
+  stopCommand,
+  capabilitiesCommand,
+];
+
+const encoder = new TextEncoder();
+
+/** The process's real stdout, stderr and environment. */
+export const processIo: Io = {
+  out: (text) => Deno.stdout.writeSync(encoder.encode(text + "\n")),
+  err: (text) => Deno.stderr.writeSync(encoder.encode(text + "\n")),
+  env: (name) => Deno.env.get(name),
+};
+
+/** Parses the command line, dispatches, and returns the exit code (D1). */
+export async function runCli(args: string[], io: Io = processIo): Promise<number> {
+  const [name, ...rest] = args;
+  if (name === undefined || name === "help" || name === "--help" || name === "-h") {
+    return help(rest[0], io);
+  }
+  if (name === "--version" || name === "-V" || name === "version") {
+    io.out(`svc ${SVC_VERSION} (${API_VERSION})`);
+    return EXIT.ok;
+  }
+  const command = COMMANDS.find((c) => c.name === name);
+  if (!command) {
+    io.err(`svc: unknown command "${name}"\n\n${overview()}`);
+    return EXIT.usage;
+  }
+  if (rest.includes("--help") || rest.includes("-h")) {
+    io.out(command.usage);
+    return EXIT.ok;
+  }
+  try {
+    return await command.run(rest, io);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.err(`svc ${command.name}: ${error.message}\n\n${command.usage}`);
+      return EXIT.usage;
+    }
+    if (error instanceof ConfigError) {
+      io.err(`svc ${command.name}: ${error.message}`);
+      return EXIT.usage;
+    }
+    if (error instanceof ClientError) {
+      io.err(`svc ${command.name}: ${error.message}`);
+      return error.code === "unreachable" ? EXIT.unreachable : EXIT.refused;
+    }
+    throw error;
+  }
+}
+
+function help(topic: string | undefined, io: Io): number {
+  if (topic === undefined) {
+    io.out(overview());
+    return EXIT.ok;
+  }
+  const command = COMMANDS.find((c) => c.name === topic);
+  if (!command) {
+    io.err(`svc help: unknown command "${topic}"\n\n${overview()}`);
+    return EXIT.usage;
+  }
+  io.out(command.usage);
+  return EXIT.ok;
+}
+
+function overview(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  return [
+    "svc: a local daemon that runs and supervises coding-agent sessions and automations",
+    "",
+    "Usage: svc <command> [options]",
+    "",
+    "Commands:",
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    `  ${"help".padEnd(width)}  Show help for a command`,
+    "",
+    "Options: --version, --help. Exit codes: 0 ok, 1 refused, 2 bad usage/config, 3 no daemon.",
+  ].join("\n");
+}

@@ -1,0 +1,42 @@
+import { startDaemon } from "../daemon.ts";
+import { resolveHome } from "../config/home.ts";
+import { parseTcpAddress } from "../transport/tcp_loopback.ts";
+import { parseCommandArgs } from "./args.ts";
+import type { Command } from "./command.ts";
+
+/** `svc serve`: the daemon in the foreground until SIGINT/SIGTERM (D1). */
+export const serveCommand: Command = {
+  name: "serve",
+  summary: "Run the daemon in the foreground",
+  usage: `Usage: svc serve [--home DIR] [--tcp ADDR:PORT] [--project-root DIR]...
+
+Runs the daemon until SIGINT or SIGTERM, then shuts down gracefully.
+
+Options:
+  --home DIR           Home directory (default $SVC_HOME, else ~/.svc)
+  --tcp ADDR:PORT      Also listen on a loopback TCP address (127.0.0.1:3000); never owner
+  --project-root DIR   Allowed project root (repeatable); replaces config.json's projectRoots`,
+  async run(args, io) {
+    const { values } = parseCommandArgs(args, {
+      home: { type: "string" },
+      tcp: { type: "string" },
+      "project-root": { type: "string", multiple: true },
+    });
+    const tcp = values.tcp === undefined ? null : parseTcpAddress(values.tcp);
+    const daemon = await startDaemon({
+      home: resolveHome(values.home, io.env),
+      tcp,
+      projectRoots: values["project-root"],
+      logToStderr: true,
+    });
+    const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
+    const onSignal = () => void daemon.stop();
+    for (const signal of signals) Deno.addSignalListener(signal, onSignal);
+    try {
+      await daemon.stopped;
+    } finally {
+      for (const signal of signals) Deno.removeSignalListener(signal, onSignal);
+    }
+    return 0;
+  },
+};

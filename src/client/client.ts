@@ -1,0 +1,231 @@
+/**
+ * The first-party client of `svc.daemon.v1` (C9.7, D5), used by the CLI and
+ * exported from `client.ts` for other Deno programs.
+ *
+ * It negotiates once with `/health` (apiVersion and required capabilities),
+ * binds that negotiation to the daemon instance it talked to (`Svc-Instance`),
+ * and when the instance changes it fails the call and forgets the
+ * negotiation. Before a mutation it re-checks the instance with a `GET
+ * /health`, so a mutation meant for a replaced daemon fails before any of its
+ * bytes are sent; it never replays a mutation. Bodies over 4 MiB are refused.
+ */
+
+/** The response body bound of first-party clients (C8). */
+export const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+
+/** The contract this client speaks. */
+export const CLIENT_API_VERSION = "svc.daemon.v1";
+
+/** Where the daemon is: its Unix socket, or a loopback `host:port`. */
+export type ClientTarget = { socketPath: string } | { tcp: string };
+
+/** Why a call failed on the client side, before or instead of a daemon answer. */
+export type ClientErrorCode =
+  | "unreachable"
+  | "instance_changed"
+  | "response_too_large"
+  | "api_mismatch"
+  | "capability_missing"
+  | "bad_response";
+
+/** A client-side failure (no usable daemon answer). */
+export class ClientError extends Error {
+  readonly code: ClientErrorCode;
+  constructor(code: ClientErrorCode, message: string) {
+    super(message);
+    this.name = "ClientError";
+    this.code = code;
+  }
+}
+
+/** An answer of the daemon. */
+export interface ClientResponse<T = unknown> {
+  readonly status: number;
+  readonly ok: boolean;
+  readonly body: T;
+}
+
+/** The fields of `/health` the client relies on (C2.5, D5). */
+export interface Health {
+  ok: boolean;
+  apiVersion: string;
+  svcVersion: string;
+  pid: number;
+  uptime: number;
+  startedAt: string;
+  instanceId: string;
+  endpoint: { transport: "unix"; path: string } | { transport: "pipe"; name: string };
+  tcp: string | null;
+  capabilities: Array<{ id: string; status: string; actions: string[] }>;
+  liveSessions?: number;
+  [key: string]: unknown;
+}
+
+/** Options of a client. */
+export interface ClientOptions {
+  /** Capability ids the caller needs; negotiation fails when one is missing. */
+  requiredCapabilities?: string[];
+  maxResponseBytes?: number;
+}
+
+/** A client bound to one daemon endpoint. */
+export class SvcClient {
+  readonly #baseUrl: string;
+  readonly #httpClient: Deno.HttpClient | undefined;
+  readonly #options: ClientOptions;
+  #negotiated: Health | null = null;
+
+  constructor(target: ClientTarget, options: ClientOptions = {}) {
+    this.#options = options;
+    if ("socketPath" in target) {
+      this.#baseUrl = "http://localhost/api/v1";
+      this.#httpClient = Deno.createHttpClient({
+        proxy: { transport: "unix", path: target.socketPath },
+      });
+    } else {
+      this.#baseUrl = `http://${target.tcp}/api/v1`;
+      this.#httpClient = undefined;
+    }
+  }
+
+  /** The negotiated health, or null before negotiation or after an instance change. */
+  get negotiated(): Health | null {
+    return this.#negotiated;
+  }
+
+  /** `GET /health` without negotiating (status commands, probes). */
+  async health(): Promise<Health> {
+    const response = await this.#send("GET", "/health");
+    if (!response.ok) throw new ClientError("bad_response", `Health answered ${response.status}`);
+    return response.body as Health;
+  }
+
+  /** Negotiates (C1's recommended flow) and binds to the instance that answered. */
+  async negotiate(): Promise<Health> {
+    const health = await this.health();
+    if (health.apiVersion !== CLIENT_API_VERSION) {
+      throw new ClientError(
+        "api_mismatch",
+        `Daemon speaks "${health.apiVersion}", this client needs "${CLIENT_API_VERSION}"`,
+      );
+    }
+    for (const id of this.#options.requiredCapabilities ?? []) {
+      if (!health.capabilities.some((capability) => capability.id === id)) {
+        throw new ClientError("capability_missing", `Daemon lacks capability "${id}"`);
+      }
+    }
+    this.#negotiated = health;
+    return health;
+  }
+
+  /** GET a route (path relative to `/api/v1`, query included). */
+  get<T = unknown>(path: string): Promise<ClientResponse<T>> {
+    return this.request<T>("GET", path);
+  }
+
+  /** POST a JSON body to a route. */
+  post<T = unknown>(path: string, body: unknown): Promise<ClientResponse<T>> {
+    return this.request<T>("POST", path, body);
+  }
+
+  /** One negotiated call; see the module comment for the instance rules. */
+  async request<T = unknown>(
+    method: string,
+    path: string,
+    body?: unknown,
+    init: { signal?: AbortSignal } = {},
+  ): Promise<ClientResponse<T>> {
+    const bound = this.#negotiated ?? await this.negotiate();
+    if (method !== "GET" && method !== "HEAD") {
+      const current = await this.health();
+      if (current.instanceId !== bound.instanceId) throw this.#instanceChanged();
+    }
+    const response = await this.#send(method, path, body, init.signal);
+    if (response.instanceId !== null && response.instanceId !== bound.instanceId) {
+      throw this.#instanceChanged();
+    }
+    return response as ClientResponse<T>;
+  }
+
+  /** Releases the connection pool. */
+  close(): void {
+    this.#httpClient?.close();
+  }
+
+  #instanceChanged(): ClientError {
+    this.#negotiated = null;
+    return new ClientError(
+      "instance_changed",
+      "The daemon was replaced since this client negotiated: check health and retry",
+    );
+  }
+
+  async #send(
+    method: string,
+    path: string,
+    body?: unknown,
+    signal?: AbortSignal,
+  ): Promise<ClientResponse & { instanceId: string | null }> {
+    let response: Response;
+    try {
+      response = await fetch(this.#baseUrl + path, {
+        method,
+        client: this.#httpClient,
+        signal,
+        headers: body === undefined ? {} : { "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      // The connection to the negotiated peer is gone: that binding is lost too.
+      this.#negotiated = null;
+      throw new ClientError("unreachable", `Cannot reach the daemon: ${(error as Error).message}`);
+    }
+    const text = await readBounded(response, this.#options.maxResponseBytes ?? MAX_RESPONSE_BYTES);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new ClientError("bad_response", `Daemon answered ${response.status} with non-JSON`);
+    }
+    return {
+      status: response.status,
+      ok: response.ok,
+      body: parsed,
+      instanceId: response.headers.get("svc-instance"),
+    };
+  }
+}
+
+async function readBounded(response: Response, maxBytes: number): Promise<string> {
+  const declared = Number(response.headers.get("content-length") ?? "0");
+  if (declared > maxBytes) {
+    await response.body?.cancel();
+    throw tooLarge(maxBytes);
+  }
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel();
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+function tooLarge(maxBytes: number): ClientError {
+  return new ClientError("response_too_large", `Response exceeds ${maxBytes} bytes`);
+}

@@ -1,0 +1,43 @@
+import { type Config, configSchema, DEFAULT_CONFIG } from "./schema.ts";
+import { ConfigError } from "./config_error.ts";
+
+/**
+ * Reads and validates `config.json` (D3). A missing file means defaults; an
+ * invalid one is a `ConfigError` naming the file and the field.
+ */
+export function loadConfig(path: string): Config {
+  let text: string;
+  try {
+    text = Deno.readTextFileSync(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return { ...DEFAULT_CONFIG };
+    throw error;
+  }
+  return parseConfig(text, path);
+}
+
+/** Validates the text of a config file; `source` names it in errors. */
+export function parseConfig(text: string, source: string): Config {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`Config "${source}" is not valid JSON: ${(error as Error).message}`);
+  }
+  const result = configSchema.safeParse(raw);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const path = issue.path.map(String);
+    if (issue.code === "unrecognized_keys") path.push(issue.keys[0]);
+    const field = path.join(".") || "(root)";
+    const reason = issue.code === "unrecognized_keys" ? "is not a known key" : issue.message;
+    throw new ConfigError(`Config "${source}": field "${field}" ${reason}`);
+  }
+  const parsed = result.data;
+  return {
+    projectRoots: parsed.projectRoots ?? DEFAULT_CONFIG.projectRoots,
+    harnesses: parsed.harnesses ?? {},
+    rawArtifacts: parsed.rawArtifacts ?? DEFAULT_CONFIG.rawArtifacts,
+    maxLiveSessions: parsed.maxLiveSessions ?? DEFAULT_CONFIG.maxLiveSessions,
+  };
+}

@@ -1,0 +1,182 @@
+import type { DatabaseSync } from "node:sqlite";
+import { createHandler, type Handler } from "./api/app.ts";
+import { buildRoutes } from "./api/routes.ts";
+import { type Clock, systemClock } from "./clock.ts";
+import { ConfigError } from "./config/config_error.ts";
+import { type HomePaths, homePaths, prepareHome } from "./config/home.ts";
+import { loadConfig } from "./config/load.ts";
+import type { Config } from "./config/schema.ts";
+import { createLogger, fileSink, stderrSink } from "./log.ts";
+import { CapabilityRegistry } from "./sessions/capabilities.ts";
+import { buildRegistry, type HarnessSpec } from "./sessions/harnesses.ts";
+import { probeHarness, type ProgramProber, systemProber } from "./sessions/harness_probe.ts";
+import { openDatabase } from "./store/db.ts";
+import type { Listener } from "./transport/listener.ts";
+import { probeSocket } from "./transport/socket_probe.ts";
+import { formatTcpAddress, listenTcp, type TcpAddress } from "./transport/tcp_loopback.ts";
+import { listenUnix } from "./transport/unix_socket.ts";
+import { SvcClient } from "./client/client.ts";
+
+/** How to start a daemon; everything but `home` has a production default. */
+export interface DaemonOptions {
+  home: string;
+  tcp?: TcpAddress | null;
+  /** `--project-root` values; replace the config file's list when given (D3). */
+  projectRoots?: string[];
+  clock?: Clock;
+  prober?: ProgramProber;
+  /** Also log to stderr (the foreground `svc serve` does; tests do not). */
+  logToStderr?: boolean;
+}
+
+/** A running daemon. */
+export interface Daemon {
+  readonly instanceId: string;
+  readonly paths: HomePaths;
+  readonly config: Config;
+  readonly handler: Handler;
+  readonly listeners: readonly Listener[];
+  /** Resolves when the daemon has fully stopped. */
+  readonly stopped: Promise<void>;
+  /** Graceful stop: stop accepting, end live sessions, close the store, remove the socket. */
+  stop(): Promise<void>;
+}
+
+/** Version probes of built-in harnesses give up after this long (then `degraded`). */
+const PROBE_TIMEOUT_MS = 3000;
+
+/** Starts a daemon on `options.home` (D1, D2). Throws `ConfigError` for exit-2 problems. */
+export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
+  const clock = options.clock ?? systemClock;
+  const paths = homePaths(options.home);
+  prepareHome(paths);
+  const config = loadConfig(paths.config);
+  if (options.projectRoots && options.projectRoots.length > 0) {
+    config.projectRoots = options.projectRoots;
+  }
+
+  const lock = await acquireHomeLock(paths);
+  const resources: Array<() => void | Promise<void>> = [() => lock.close()];
+  const release = async () => {
+    for (const close of resources.splice(0).reverse()) await close();
+  };
+  try {
+    await clearStaleSocket(paths);
+    const logFile = fileSink(paths.logFile);
+    resources.push(() => logFile.close());
+    const log = createLogger(
+      options.logToStderr ? [logFile.sink, stderrSink] : [logFile.sink],
+      () => clock.now(),
+    );
+    const db: DatabaseSync = openDatabase(paths.db);
+    resources.push(() => db.close());
+
+    const harnesses = buildRegistry(config.harnesses);
+    const prober = options.prober ?? systemProber();
+    const capabilities = new CapabilityRegistry(() => probeHarnesses(harnesses, prober));
+    await capabilities.refresh();
+
+    const instanceId = crypto.randomUUID();
+    const startedAtMs = clock.now();
+    let stopping: Promise<void> | null = null;
+    let resolveStopped!: () => void;
+    const stopped = new Promise<void>((resolve) => resolveStopped = resolve);
+    const listeners: Listener[] = [];
+
+    const routes = buildRoutes({
+      system: {
+        instanceId,
+        startedAtMs,
+        clock,
+        endpoint: { transport: "unix", path: paths.socket },
+        tcp: options.tcp ? formatTcpAddress(options.tcp) : null,
+        capabilities: () => capabilities.list(),
+        liveSessions: () => 0,
+        requestShutdown: () => setTimeout(() => daemon.stop(), 0),
+      },
+    });
+    const handler = createHandler(routes, { instanceId, log });
+
+    listeners.push(listenUnix(paths.socket, handler));
+    if (options.tcp) {
+      try {
+        listeners.push(listenTcp(options.tcp, handler));
+      } catch (error) {
+        for (const listener of listeners) await listener.shutdown();
+        throw new ConfigError(
+          `Cannot listen on --tcp ${options.tcp.hostname}:${options.tcp.port}: ${
+            (error as Error).message
+          }`,
+        );
+      }
+    }
+    log.info("svc daemon started", { pid: Deno.pid, instanceId, socket: paths.socket });
+
+    const daemon: Daemon = {
+      instanceId,
+      paths,
+      config,
+      handler,
+      listeners,
+      stopped,
+      stop: () => {
+        stopping ??= (async () => {
+          log.info("svc daemon stopping");
+          for (const listener of listeners) await listener.shutdown();
+          log.info("svc daemon stopped");
+          await release();
+          resolveStopped();
+        })();
+        return stopping;
+      },
+    };
+    return daemon;
+  } catch (error) {
+    await release();
+    throw error;
+  }
+}
+
+async function probeHarnesses(harnesses: Map<string, HarnessSpec>, prober: ProgramProber) {
+  return await Promise.all(
+    [...harnesses.values()].map(async (spec) => ({
+      id: spec.id,
+      label: spec.label,
+      status: (await probeHarness(spec, prober, { timeoutMs: PROBE_TIMEOUT_MS })).status,
+    })),
+  );
+}
+
+/**
+ * One daemon per home: an exclusive lock on `svc.lock` (released by the
+ * kernel even on kill -9) closes the probe → unlink → bind race between two
+ * daemons starting together (deno-notes).
+ */
+async function acquireHomeLock(paths: HomePaths): Promise<Deno.FsFile> {
+  const file = await Deno.open(paths.lock, { read: true, write: true, create: true, mode: 0o600 });
+  if (await file.tryLock(true)) return file;
+  file.close();
+  throw new ConfigError(await alreadyRunningMessage(paths));
+}
+
+/** Refuses a live daemon's socket, removes a stale one, never removes a non-socket. */
+async function clearStaleSocket(paths: HomePaths): Promise<void> {
+  const state = await probeSocket(paths.socket);
+  if (state === "live") throw new ConfigError(await alreadyRunningMessage(paths));
+  if (state === "not_socket") {
+    throw new ConfigError(`"${paths.socket}" exists and is not a socket: remove it by hand`);
+  }
+  if (state === "stale") await Deno.remove(paths.socket);
+}
+
+async function alreadyRunningMessage(paths: HomePaths): Promise<string> {
+  const client = new SvcClient({ socketPath: paths.socket });
+  try {
+    const health = await client.health();
+    return `svc is already running (pid ${health.pid}) on "${paths.socket}"`;
+  } catch {
+    return `Another svc is starting on home "${paths.root}"`;
+  } finally {
+    client.close();
+  }
+}

@@ -1,0 +1,77 @@
+import { invalidRequest, ServiceError } from "../api/errors.ts";
+
+/** Largest request body accepted on any route (D6). */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** True when the request carries a body (a length above 0, or a stream without a length). */
+export function hasBody(req: Request): boolean {
+  const length = req.headers.get("content-length");
+  if (length !== null) return Number(length) > 0;
+  return req.body !== null;
+}
+
+/**
+ * D14 and D6 for every transport: a body must be `application/json` (415)
+ * and at most 1 MiB (413). Checked before routing reads anything.
+ */
+export function checkBodyHeaders(req: Request): void {
+  if (!hasBody(req)) return;
+  const type = (req.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+  if (type !== "application/json") {
+    throw new ServiceError(
+      "unsupported_media_type",
+      415,
+      `Content type "${type || "(none)"}" is not accepted: send application/json`,
+    );
+  }
+  const length = Number(req.headers.get("content-length") ?? "0");
+  if (length > MAX_BODY_BYTES) throw tooLarge();
+}
+
+/**
+ * Reads a JSON body, enforcing the byte bound while streaming (a chunked
+ * body has no length to check up front). An absent body reads as `{}`.
+ */
+export async function readJsonBody(req: Request, maxBytes = MAX_BODY_BYTES): Promise<unknown> {
+  if (req.body === null) return {};
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = req.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  if (total === 0) return {};
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw invalidRequest("Request body is not valid UTF-8");
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw invalidRequest("Request body is not valid JSON");
+  }
+}
+
+function tooLarge(maxBytes = MAX_BODY_BYTES): ServiceError {
+  return new ServiceError(
+    "payload_too_large",
+    413,
+    `Request body exceeds ${maxBytes} bytes`,
+    { limit: maxBytes },
+  );
+}

@@ -1,0 +1,145 @@
+/**
+ * Whether each harness program is installed (D3): found → `enabled`, missing
+ * → `disabled`, a built-in whose version probe fails or times out →
+ * `degraded`. The file system and processes sit behind `ProgramProber`, so the
+ * decision is tested with a fake.
+ */
+import { posix, win32 } from "node:path";
+import type { HarnessSpec } from "./harnesses.ts";
+
+/** A harness's status on this machine (D3). */
+export type ProbeStatus = "enabled" | "disabled" | "degraded";
+
+/** The outcome of probing one harness: its status and the program's resolved path. */
+export interface ProbeResult {
+  status: ProbeStatus;
+  path: string | null;
+}
+
+/** The I/O a probe needs. */
+export interface ProgramProber {
+  /** The program's absolute path (PATH lookup for a bare name; an absolute path that is a file), or null. */
+  find(program: string): Promise<string | null>;
+  /** True when `path args…` exits 0 within `timeoutMs`. */
+  runVersion(path: string, args: string[], timeoutMs: number): Promise<boolean>;
+}
+
+/** The environment `systemProber` looks programs up in. */
+export interface ProbeEnv {
+  PATH?: string;
+  PATHEXT?: string;
+}
+
+/** Extensions Windows tries when PATHEXT is unset. */
+const DEFAULT_PATHEXT = ".COM;.EXE;.BAT;.CMD";
+
+/**
+ * Where a bare program name may live, in lookup order: each absolute PATH
+ * directory (relative entries are skipped), and on Windows each PATHEXT
+ * extension unless the name already carries one.
+ */
+export function pathCandidates(program: string, env: ProbeEnv, windows: boolean): string[] {
+  const path = windows ? win32 : posix;
+  const dirs = (env.PATH ?? "").split(path.delimiter).filter((dir) => path.isAbsolute(dir));
+  const extensions = (env.PATHEXT ?? DEFAULT_PATHEXT).split(";").filter((ext) => ext !== "");
+  const hasExtension = extensions.some((ext) => program.toLowerCase().endsWith(ext.toLowerCase()));
+  const names = !windows || hasExtension ? [program] : extensions.map((ext) => program + ext);
+  return dirs.flatMap((dir) => names.map((name) => path.join(dir, name)));
+}
+
+/** The real prober: stats files for `find`, runs `Deno.Command` for `runVersion`. */
+export function systemProber(
+  env: ProbeEnv = { PATH: Deno.env.get("PATH"), PATHEXT: Deno.env.get("PATHEXT") },
+): ProgramProber {
+  const windows = Deno.build.os === "windows";
+  const path = windows ? win32 : posix;
+  return {
+    async find(program) {
+      if (path.isAbsolute(program)) return (await fileMode(program)) !== null ? program : null;
+      if (program.includes("/") || (windows && program.includes("\\"))) return null;
+      for (const candidate of pathCandidates(program, env, windows)) {
+        const mode = await fileMode(candidate);
+        if (mode !== null && (windows || (mode & 0o111) !== 0)) return candidate;
+      }
+      return null;
+    },
+    runVersion: (program, args, timeoutMs) => runVersion(program, args, timeoutMs, windows),
+  };
+}
+
+/** The permission bits of a regular file (0 where the platform has none), or null. */
+async function fileMode(path: string): Promise<number | null> {
+  try {
+    const info = await Deno.stat(path);
+    return info.isFile ? info.mode ?? 0 : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Runs the version probe with no stdin and discarded output. On Unix the child
+ * leads its own process group, so a timeout kills whatever it started too; the
+ * child is always reaped and the timer always cleared.
+ */
+async function runVersion(
+  program: string,
+  args: string[],
+  timeoutMs: number,
+  windows: boolean,
+): Promise<boolean> {
+  let child: Deno.ChildProcess;
+  try {
+    child = new Deno.Command(program, {
+      args,
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+      detached: !windows,
+    }).spawn();
+  } catch {
+    return false;
+  }
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<null>((resolve) =>
+    timer = setTimeout(() => resolve(null), timeoutMs)
+  );
+  try {
+    const status = await Promise.race([child.status, timedOut]);
+    if (status !== null) return status.success;
+    try {
+      if (windows) child.kill("SIGKILL");
+      else Deno.kill(-child.pid, "SIGKILL");
+    } catch {
+      // It exited between the timeout and the kill.
+    }
+    await child.status;
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Probes one harness (D3); only built-ins run their version probe. */
+export async function probeHarness(
+  spec: HarnessSpec,
+  prober: ProgramProber,
+  { timeoutMs }: { timeoutMs: number },
+): Promise<ProbeResult> {
+  const path = await prober.find(spec.command[0]);
+  if (path === null) return { status: "disabled", path: null };
+  if (!spec.builtin || spec.versionArgs === null) return { status: "enabled", path };
+  const answered = await prober.runVersion(path, spec.versionArgs, timeoutMs);
+  return { status: answered ? "enabled" : "degraded", path };
+}
+
+/** Probes every harness of the registry concurrently, keyed by id. */
+export async function probeAll(
+  registry: ReadonlyMap<string, HarnessSpec>,
+  prober: ProgramProber,
+  options: { timeoutMs: number },
+): Promise<Map<string, ProbeResult>> {
+  const specs = [...registry.values()];
+  const results = await Promise.all(specs.map((spec) => probeHarness(spec, prober, options)));
+  return new Map(specs.map((spec, index) => [spec.id, results[index]]));
+}

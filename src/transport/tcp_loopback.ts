@@ -1,0 +1,47 @@
+import type { Handler } from "../api/app.ts";
+import { tcpPeer } from "../policy/peer.ts";
+import { isLoopbackHost, splitHostPort } from "../policy/loopback.ts";
+import { ConfigError } from "../config/config_error.ts";
+import type { Listener } from "./listener.ts";
+import { internalError } from "./unix_socket.ts";
+
+/** A validated `--tcp` address. */
+export interface TcpAddress {
+  readonly hostname: string;
+  readonly port: number;
+}
+
+/** Parses `--tcp ADDR:PORT`, accepting only loopback addresses (D1); anything else is exit 2. */
+export function parseTcpAddress(value: string): TcpAddress {
+  const parsed = splitHostPort(value);
+  if (!parsed) {
+    throw new ConfigError(`--tcp "${value}" is not ADDR:PORT (for example 127.0.0.1:3000)`);
+  }
+  if (!isLoopbackHost(parsed.hostname)) {
+    throw new ConfigError(
+      `--tcp "${value}" is not a loopback address: use 127.0.0.0/8, ::1 or localhost`,
+    );
+  }
+  return parsed;
+}
+
+/** `127.0.0.1:3000` or `[::1]:3000`. */
+export function formatTcpAddress(address: TcpAddress): string {
+  const host = address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname;
+  return `${host}:${address.port}`;
+}
+
+/** Serves `handler` on a loopback TCP address; its peers never act as the owner (C5.4). */
+export function listenTcp(address: TcpAddress, handler: Handler): Listener {
+  const server = Deno.serve(
+    { hostname: address.hostname, port: address.port, onListen: () => {}, onError: internalError },
+    (req) => handler(req, tcpPeer(address.hostname, address.port)),
+  );
+  return {
+    address: formatTcpAddress(address),
+    shutdown: async () => {
+      await server.shutdown();
+      await server.finished;
+    },
+  };
+}

@@ -1,0 +1,131 @@
+import assert from "node:assert/strict";
+import { ServiceError } from "../../src/api/errors.ts";
+import { parseDefinition } from "../../src/automations/definition.ts";
+
+const VALID = {
+  schemaVersion: 1,
+  id: "daily-triage",
+  name: "Daily triage",
+  status: "ACTIVE",
+  rrule: "RRULE:FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR;BYHOUR=9;BYMINUTE=0",
+  timezone: "local",
+  misfire: "latest",
+  overlap: "forbid",
+  timeoutMinutes: 60,
+  runtime: "codex",
+  prompt: "Label the new issues",
+};
+
+/** Asserts that `input` is refused on `field` with a message that names it. */
+function assertRefused(input: unknown, field: string, fragment?: string, prefix?: string) {
+  assert.throws(() => parseDefinition(input, prefix), (error: unknown) => {
+    assert.ok(error instanceof ServiceError);
+    assert.equal(error.code, "invalid_request");
+    assert.equal(error.status, 400);
+    assert.deepEqual(error.details, { field });
+    assert.ok(error.message.includes(`"${field}"`), `${error.message} does not name ${field}`);
+    if (fragment) assert.ok(error.message.includes(fragment), `${error.message} lacks ${fragment}`);
+    assert.ok(!error.message.endsWith("."));
+    assert.match(error.message, /^[A-Z]/);
+    return true;
+  });
+}
+
+Deno.test("parseDefinition() accepts a full definition and keeps it as given", () => {
+  const full = {
+    ...VALID,
+    familiarId: "fam-1",
+    cwd: "/home/me/code/app",
+    model: "gpt-5.1-codex",
+    tags: ["triage", "daily"],
+    outputTarget: { type: "project", project_id: "proj-1", nested: { list: [1, null] } },
+  };
+  assert.deepEqual(parseDefinition(full), full);
+  assert.deepEqual(parseDefinition(VALID), VALID);
+});
+
+Deno.test("parseDefinition() accepts and refuses each bound at its edge", async (t) => {
+  const cases: [field: string, ok: unknown[], refused: unknown[]][] = [
+    ["schemaVersion", [1], [0, 2, "1", 1.5]],
+    [
+      "id",
+      ["a", "x".repeat(96), "A.b_c-9"],
+      ["", "x".repeat(97), "has space", "slash/id", "é", 5],
+    ],
+    ["name", ["n", "x".repeat(160)], ["", "x".repeat(161), null]],
+    ["status", ["ACTIVE", "PAUSED"], ["active", "RUNNING", ""]],
+    ["rrule", ["FREQ=DAILY;BYHOUR=0"], ["FREQ=DAILY;BYHOUR=24", "", 9]],
+    ["timezone", ["local", "utc"], ["UTC", "America/New_York", ""]],
+    ["misfire", ["latest"], ["all", "skip", ""]],
+    ["overlap", ["forbid"], ["allow", "queue", ""]],
+    ["timeoutMinutes", [1, 44640], [0, 44641, -1, 1.5, "60", null]],
+    ["runtime", ["c", "x".repeat(64)], ["", "x".repeat(65)]],
+    ["prompt", ["p", "x".repeat(300_000)], ["", 1]],
+    ["familiarId", [undefined, "f", "x".repeat(64)], ["", "x".repeat(65), null]],
+    [
+      "cwd",
+      [undefined, "/", "/home/me/code", "C:\\code\\app", "d:/code", "\\\\server\\share"],
+      ["", "relative/dir", "./app", "~/code", "C:code", null],
+    ],
+    ["model", [undefined, "m", "x".repeat(64)], ["", "x".repeat(65), 5]],
+    [
+      "tags",
+      [undefined, [], Array(32).fill("t"), ["x".repeat(64)]],
+      [Array(33).fill("t"), "t", null],
+    ],
+    ["outputTarget", [undefined, {}, { type: "x" }], [[], "x", null, 5]],
+  ];
+  for (const [field, accepted, refused] of cases) {
+    for (const value of accepted) {
+      const shown = JSON.stringify(value)?.slice(0, 40);
+      await t.step(`${field} = ${shown} is accepted`, () => {
+        assert.deepEqual(parseDefinition({ ...VALID, [field]: value })[field as "id"], value);
+      });
+    }
+    for (const value of refused) {
+      const shown = JSON.stringify(value)?.slice(0, 40);
+      await t.step(`${field} = ${shown} is refused`, () => {
+        assertRefused({ ...VALID, [field]: value }, `definition.${field}`);
+      });
+    }
+  }
+});
+
+Deno.test("parseDefinition() names a missing required field", async (t) => {
+  for (const field of Object.keys(VALID)) {
+    await t.step(field, () => {
+      const input: Record<string, unknown> = { ...VALID };
+      delete input[field];
+      assertRefused(input, `definition.${field}`, "missing");
+    });
+  }
+});
+
+Deno.test("parseDefinition() names an unknown key", () => {
+  assertRefused({ ...VALID, bogus: true }, "definition.bogus", "Unknown field");
+  assertRefused({ ...VALID, createdAt: "2025-01-01T00:00:00.000Z" }, "definition.createdAt");
+});
+
+Deno.test("parseDefinition() names the offending tag by index", () => {
+  assertRefused({ ...VALID, tags: ["ok", ""] }, "definition.tags.1");
+  assertRefused({ ...VALID, tags: [5] }, "definition.tags.0");
+});
+
+Deno.test("parseDefinition() refuses an rrule naming the part", () => {
+  assertRefused(
+    { ...VALID, rrule: "FREQ=DAILY;BYHOUR=9;INTERVAL=2" },
+    "definition.rrule",
+    'Unsupported RRULE part "INTERVAL=2"',
+  );
+});
+
+Deno.test("parseDefinition() refuses a non-object", async (t) => {
+  for (const input of [null, [], "definition", 1]) {
+    await t.step(JSON.stringify(input), () => assertRefused(input, "definition"));
+  }
+});
+
+Deno.test("parseDefinition() prefixes fields as asked", () => {
+  assertRefused({ ...VALID, timeoutMinutes: 0 }, "routine.timeoutMinutes", undefined, "routine");
+  assertRefused({ ...VALID, timeoutMinutes: 0 }, "timeoutMinutes", undefined, "");
+});

@@ -1,0 +1,78 @@
+import { fileURLToPath } from "node:url";
+
+/** The repository's `main.ts`, run as the real `svc` program. */
+export const MAIN = fileURLToPath(new URL("../../main.ts", import.meta.url));
+
+/** Runs `svc …` to completion and returns its exit code and output. */
+export async function runSvc(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", MAIN, ...args],
+    env: { NO_COLOR: "1", ...env },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const decoder = new TextDecoder();
+  return {
+    code: output.code,
+    stdout: decoder.decode(output.stdout),
+    stderr: decoder.decode(output.stderr),
+  };
+}
+
+/** A `svc serve` process, started and waited for until its socket answers. */
+export interface ServeProcess {
+  readonly child: Deno.ChildProcess;
+  /** Collected stderr text (filled while the process runs). */
+  stderr(): string;
+  /** Sends a signal and waits for the exit status. */
+  stop(signal?: Deno.Signal): Promise<Deno.CommandStatus>;
+}
+
+/** Starts `svc serve --home home …` and waits until `socket` accepts connections. */
+export async function startServe(home: string, extraArgs: string[] = []): Promise<ServeProcess> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", MAIN, "serve", "--home", home, ...extraArgs],
+    env: { NO_COLOR: "1" },
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  let text = "";
+  const reading = (async () => {
+    for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) text += chunk;
+  })();
+  const socket = `${home}/svc.sock`;
+  const deadline = Date.now() + 20_000;
+  let exited = false;
+  child.status.then(() => exited = true);
+  while (!exited) {
+    try {
+      const conn = await Deno.connect({ transport: "unix", path: socket });
+      conn.close();
+      break;
+    } catch {
+      if (Date.now() > deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+  let status: Promise<Deno.CommandStatus> | null = null;
+  return {
+    child,
+    stderr: () => text,
+    stop: async (signal = "SIGTERM") => {
+      if (!exited) {
+        try {
+          child.kill(signal);
+        } catch { /* already exited */ }
+      }
+      status ??= child.status;
+      const result = await status;
+      await reading;
+      return result;
+    },
+  };
+}

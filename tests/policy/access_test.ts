@@ -1,0 +1,71 @@
+import assert from "node:assert/strict";
+import { checkActionAuthority, checkTcpHeaders, requireOwner } from "../../src/policy/access.ts";
+import { tcpPeer, UNIX_PEER } from "../../src/policy/peer.ts";
+import { ServiceError } from "../../src/api/errors.ts";
+
+const TCP = tcpPeer("127.0.0.1", 3000);
+
+function request(headers: Record<string, string>): Request {
+  const req = new Request("http://127.0.0.1:3000/api/v1/health");
+  // Request normalises Host away, so set it the way a server sees it.
+  for (const [name, value] of Object.entries(headers)) req.headers.set(name, value);
+  return req;
+}
+
+function codeOf(fn: () => void): string | null {
+  try {
+    fn();
+    return null;
+  } catch (error) {
+    assert.ok(error instanceof ServiceError);
+    return `${error.status} ${error.code}`;
+  }
+}
+
+Deno.test("checkTcpHeaders() decides Host and Origin per D14", async (t) => {
+  const cases: Array<[string, Record<string, string>, string | null]> = [
+    ["loopback host with the port", { host: "127.0.0.1:3000" }, null],
+    ["localhost with the port", { host: "localhost:3000" }, null],
+    ["another 127/8 address", { host: "127.1.2.3:3000" }, null],
+    ["a foreign name (DNS rebinding)", { host: "evil.example:3000" }, "403 forbidden"],
+    ["a foreign name without a port", { host: "evil.example" }, "403 forbidden"],
+    ["loopback without a port", { host: "127.0.0.1" }, "403 forbidden"],
+    ["another port", { host: "127.0.0.1:3001" }, "403 forbidden"],
+    ["same origin", { host: "127.0.0.1:3000", origin: "http://127.0.0.1:3000" }, null],
+    ["foreign origin", { host: "127.0.0.1:3000", origin: "https://evil.example" }, "403 forbidden"],
+    ["null origin", { host: "127.0.0.1:3000", origin: "null" }, "403 forbidden"],
+  ];
+  for (const [name, headers, expected] of cases) {
+    await t.step(
+      name,
+      () => assert.equal(codeOf(() => checkTcpHeaders(request(headers), TCP)), expected),
+    );
+  }
+});
+
+Deno.test("checkTcpHeaders() ignores the local socket", () => {
+  assert.equal(codeOf(() => checkTcpHeaders(request({ host: "evil.example" }), UNIX_PEER)), null);
+});
+
+Deno.test("requireOwner() refuses TCP with 403 forbidden", () => {
+  assert.equal(codeOf(() => requireOwner(TCP, "Restricted launch")), "403 forbidden");
+  assert.equal(codeOf(() => requireOwner(UNIX_PEER, "Restricted launch")), null);
+});
+
+Deno.test("checkActionAuthority() allows only diagnostics over TCP (C4.1 rule 3, D10)", async (t) => {
+  const cases: Array<[string, string | null]> = [
+    ["svc.automations.health", null],
+    ["svc.automations.runs", null],
+    ["svc.automations.create", "403 AUTHORITY_REQUIRED"],
+    ["svc.automations.tick", "403 AUTHORITY_REQUIRED"],
+    ["svc.automations.x", "403 AUTHORITY_REQUIRED"],
+    ["svc.capabilities.refresh", null],
+    ["anything.else", null],
+  ];
+  for (const [action, expected] of cases) {
+    await t.step(action, () => {
+      assert.equal(codeOf(() => checkActionAuthority(TCP, action)), expected);
+      assert.equal(codeOf(() => checkActionAuthority(UNIX_PEER, action)), null);
+    });
+  }
+});
