@@ -11,6 +11,11 @@ import { CapabilityRegistry } from "./sessions/capabilities.ts";
 import { buildRegistry, type HarnessSpec } from "./sessions/harnesses.ts";
 import { probeHarness, type ProgramProber, systemProber } from "./sessions/harness_probe.ts";
 import { openDatabase } from "./store/db.ts";
+import { SessionsStore } from "./store/sessions_store.ts";
+import { EventsStore } from "./store/events_store.ts";
+import { EventLog } from "./events/event_log.ts";
+import { Supervisor } from "./sessions/supervisor.ts";
+import { denoSpawner, type Spawner } from "./sessions/spawner.ts";
 import type { Listener } from "./transport/listener.ts";
 import { probeSocket } from "./transport/socket_probe.ts";
 import { formatTcpAddress, listenTcp, type TcpAddress } from "./transport/tcp_loopback.ts";
@@ -25,6 +30,7 @@ export interface DaemonOptions {
   projectRoots?: string[];
   clock?: Clock;
   prober?: ProgramProber;
+  spawner?: Spawner;
   /** Also log to stderr (the foreground `svc serve` does; tests do not). */
   logToStderr?: boolean;
 }
@@ -36,6 +42,7 @@ export interface Daemon {
   readonly config: Config;
   readonly handler: Handler;
   readonly listeners: readonly Listener[];
+  readonly supervisor: Supervisor;
   /** Resolves when the daemon has fully stopped. */
   readonly stopped: Promise<void>;
   /** Graceful stop: stop accepting, end live sessions, close the store, remove the socket. */
@@ -70,17 +77,36 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     );
     const db: DatabaseSync = openDatabase(paths.db);
     resources.push(() => db.close());
+    const sessions = new SessionsStore(db);
+    const eventsStore = new EventsStore(db);
+    const eventLog = new EventLog(eventsStore, clock, log);
+    resources.push(() => void eventLog.flush());
 
     const harnesses = buildRegistry(config.harnesses);
     const prober = options.prober ?? systemProber();
     const capabilities = new CapabilityRegistry(() => probeHarnesses(harnesses, prober));
     await capabilities.refresh();
 
+    const supervisor = new Supervisor({
+      sessions,
+      events: eventLog,
+      spawner: options.spawner ?? denoSpawner,
+      clock,
+      log,
+      maxLiveSessions: config.maxLiveSessions,
+      artifactsDir: config.rawArtifacts ? paths.artifacts : null,
+    });
+    const orphaned = await supervisor.recoverOrphans();
+    if (orphaned > 0) {
+      log.warn("Sessions left running by a previous daemon are now orphaned", { orphaned });
+    }
+
     const instanceId = crypto.randomUUID();
     const startedAtMs = clock.now();
-    let stopping: Promise<void> | null = null;
+    const stopping = new AbortController();
+    let stopped: Promise<void> | null = null;
     let resolveStopped!: () => void;
-    const stopped = new Promise<void>((resolve) => resolveStopped = resolve);
+    const finished = new Promise<void>((resolve) => resolveStopped = resolve);
     const listeners: Listener[] = [];
 
     const routes = buildRoutes({
@@ -91,8 +117,21 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         endpoint: { transport: "unix", path: paths.socket },
         tcp: options.tcp ? formatTcpAddress(options.tcp) : null,
         capabilities: () => capabilities.list(),
-        liveSessions: () => 0,
+        liveSessions: () => supervisor.liveCount(),
         requestShutdown: () => setTimeout(() => daemon.stop(), 0),
+      },
+      sessions: {
+        sessions,
+        supervisor,
+        harnesses: () => harnesses,
+        capabilities,
+        projectRoots: () => config.projectRoots,
+      },
+      events: { sessions, events: eventsStore, log: eventLog, stopping: stopping.signal },
+      artifacts: {
+        sessions,
+        rawArtifacts: () => config.rawArtifacts,
+        artifactsDir: paths.artifacts,
       },
     });
     const handler = createHandler(routes, { instanceId, log });
@@ -118,16 +157,20 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       config,
       handler,
       listeners,
-      stopped,
+      supervisor,
+      stopped: finished,
       stop: () => {
-        stopping ??= (async () => {
+        stopped ??= (async () => {
           log.info("svc daemon stopping");
-          for (const listener of listeners) await listener.shutdown();
+          stopping.abort();
+          const closing = listeners.map((listener) => listener.shutdown());
+          await supervisor.shutdown();
+          await Promise.all(closing);
           log.info("svc daemon stopped");
           await release();
           resolveStopped();
         })();
-        return stopping;
+        return stopped;
       },
     };
     return daemon;

@@ -100,6 +100,10 @@ export function errorResponse(error: unknown, log: Logger, req?: Request): Respo
 /** The contract's error envelope (C2.3): `details` is always an object. */
 export function envelope(error: ServiceError): {
   error: { code: string; message: string; details: Record<string, unknown> };
+  [extra: string]: unknown;
 } {
-  return { error: { code: error.code, message: error.message, details: error.details } };
+  return {
+    ...error.extra,
+    error: { code: error.code, message: error.message, details: error.details },
+  };
 }

@@ -7,18 +7,22 @@ export class ServiceError extends Error {
   readonly code: string;
   readonly status: number;
   readonly details: Record<string, unknown>;
+  /** Top-level members the response carries beside `error` (e.g. C4.3's `accepted`). */
+  readonly extra: Record<string, unknown>;
 
   constructor(
     code: string,
     status: number,
     message: string,
     details: Record<string, unknown> = {},
+    extra: Record<string, unknown> = {},
   ) {
     super(message);
     this.name = "ServiceError";
     this.code = code;
     this.status = status;
     this.details = details;
+    this.extra = extra;
   }
 }
 

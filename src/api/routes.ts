@@ -1,12 +1,27 @@
 import type { Route } from "./route.ts";
+import { type ArtifactDeps, artifactRoutes } from "./artifacts.ts";
+import { type EventDeps, eventRoutes } from "./events.ts";
+import { type SessionDeps, sessionRoutes } from "./sessions.ts";
 import { type SystemDeps, systemRoutes } from "./system.ts";
 
 /** What every route family needs, gathered by the daemon. */
 export interface RouteDeps {
   readonly system: SystemDeps;
+  readonly sessions: SessionDeps;
+  readonly events: EventDeps;
+  readonly artifacts: ArtifactDeps;
 }
 
-/** The route table of `/api/v1`: every family's routes, in one list. */
+/**
+ * The route table of `/api/v1`: every family's routes in one list. Static
+ * paths come before parameterised ones (`/sessions/restricted` before
+ * `/sessions/:id`), which a test checks.
+ */
 export function buildRoutes(deps: RouteDeps): Route[] {
-  return [...systemRoutes(deps.system)];
+  return [
+    ...systemRoutes(deps.system),
+    ...sessionRoutes(deps.sessions),
+    ...eventRoutes(deps.events),
+    ...artifactRoutes(deps.artifacts),
+  ];
 }

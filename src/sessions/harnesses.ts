@@ -18,6 +18,12 @@ export interface HarnessSpec {
   prompt: PromptMode;
   /** Arguments of the version probe for built-ins, e.g. `["--version"]`; null for configured ones. */
   versionArgs: string[] | null;
+  /**
+   * Whether stdin stays open for `input` after launch. Built-ins read a piped
+   * stdin to its end before working (codex waits forever), so theirs is
+   * closed; configured harnesses keep it open (D3, D7).
+   */
+  keepStdinOpen: boolean;
 }
 
 /** One entry of config.json `harnesses` (D3). */
@@ -47,6 +53,7 @@ function builtin(id: string, label: string, command: string[]): HarnessSpec {
     command: Object.freeze(command) as string[],
     prompt: "arg",
     versionArgs: Object.freeze(["--version"]) as string[],
+    keepStdinOpen: false,
   });
 }
 
@@ -104,6 +111,7 @@ export function buildRegistry(
       command: [...entry.command],
       prompt: entry.prompt,
       versionArgs: null,
+      keepStdinOpen: true,
     });
   }
   return registry;

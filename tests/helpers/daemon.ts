@@ -9,6 +9,19 @@ export const NO_PROGRAMS: ProgramProber = {
   runVersion: () => Promise.resolve(false),
 };
 
+/** Finds programs given by absolute path only: built-ins stay disabled whatever is on PATH. */
+export const ABSOLUTE_ONLY: ProgramProber = {
+  find: async (program) => {
+    if (!program.startsWith("/")) return null;
+    try {
+      return (await Deno.stat(program)).isFile ? program : null;
+    } catch {
+      return null;
+    }
+  },
+  runVersion: () => Promise.resolve(true),
+};
+
 /** A free loopback TCP port (bound once, then released). */
 export function freePort(): number {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
@@ -34,7 +47,7 @@ export async function startTestDaemon(
   if (options.configJson !== undefined) {
     await Deno.writeTextFile(`${home}/config.json`, JSON.stringify(options.configJson));
   }
-  const daemon = await startDaemon({ prober: NO_PROGRAMS, ...options, home });
+  const daemon = await startDaemon({ prober: ABSOLUTE_ONLY, ...options, home });
   const socket = daemon.paths.socket;
   const client = new SvcClient({ socketPath: socket });
   return {
@@ -48,4 +61,44 @@ export async function startTestDaemon(
       await removeTree(home);
     },
   };
+}
+
+/** The fixture harness (tests/fixtures/harness.ts) as configured harnesses (D3). */
+export function fixtureHarnesses(): Record<string, { command: string[]; prompt: string }> {
+  const script = new URL("../fixtures/harness.ts", import.meta.url).pathname;
+  return {
+    fixture: { command: [Deno.execPath(), "run", "-A", script, "{prompt}"], prompt: "arg" },
+    "fixture-stdin": { command: [Deno.execPath(), "run", "-A", script, "echo"], prompt: "none" },
+  };
+}
+
+/** Waits for a session to leave `running`, polling its record. */
+export async function waitForEnd(
+  client: SvcClient,
+  sessionId: string,
+  timeoutMs = 20_000,
+): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const response = await client.get<Record<string, unknown>>(`/sessions/${sessionId}`);
+    if (response.body.status !== "running") return response.body;
+    if (Date.now() > deadline) throw new Error(`Session ${sessionId} still running`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** Reads a session's whole log. */
+export async function allEvents(
+  client: SvcClient,
+  sessionId: string,
+): Promise<Array<{ seq: number; id: string; kind: string; payload: Record<string, unknown> }>> {
+  const response = await client.get<{ events: Array<Record<string, unknown>> }>(
+    `/sessions/${sessionId}/events`,
+  );
+  return response.body.events.map((event) => ({
+    seq: event.seq as number,
+    id: event.id as string,
+    kind: event.kind as string,
+    payload: JSON.parse(event.payload_json as string),
+  }));
 }

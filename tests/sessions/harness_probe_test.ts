@@ -21,6 +21,7 @@ function spec(command: string[], builtin: boolean): HarnessSpec {
     command,
     prompt: "arg",
     versionArgs: builtin ? ["--version"] : null,
+    keepStdinOpen: !builtin,
   };
 }
 

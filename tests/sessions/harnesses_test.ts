@@ -226,6 +226,7 @@ Deno.test("buildRegistry() adds configured harnesses after the built-ins", () =>
     command: ["python3", "/abs/echo.py"],
     prompt: "stdin",
     versionArgs: null,
+    keepStdinOpen: true,
   });
   assert.equal(registry.get("my.tool-2")?.label, "my.tool-2");
 });
@@ -239,6 +240,7 @@ Deno.test("buildRegistry() lets a configured id replace a built-in one", () => {
     command: ["/opt/claude-wrapper"],
     prompt: "stdin",
     versionArgs: null,
+    keepStdinOpen: true,
   });
   assert.equal(registry.size, 4);
 });

@@ -1,0 +1,78 @@
+import { invalidRequest, sessionNotFound } from "./errors.ts";
+import { cursorParam, integerParam } from "./query.ts";
+import type { Route, RouteContext } from "./route.ts";
+import type { EventLog } from "../events/event_log.ts";
+import { buildPage, resolveCursor } from "../events/page.ts";
+import type { EventsStore } from "../store/events_store.ts";
+import type { SessionsStore } from "../store/sessions_store.ts";
+
+/** Longest long-poll wait (D8 `waitMs`). */
+const MAX_WAIT_MS = 30_000;
+/** Readers that may wait at once; more get an immediate (possibly empty) page. */
+const MAX_WAITERS = 1024;
+
+/** What the event routes need. */
+export interface EventDeps {
+  readonly sessions: SessionsStore;
+  readonly events: EventsStore;
+  readonly log: EventLog;
+  /** Aborted when the daemon stops, ending every long-poll at once. */
+  readonly stopping: AbortSignal;
+}
+
+/** `GET /events?sessionId=` and `GET /sessions/{id}/events` (C4.2, D8). */
+export function eventRoutes(deps: EventDeps): Route[] {
+  return [
+    {
+      method: "GET",
+      path: "/events",
+      handler: (ctx) => {
+        const sessionId = ctx.url.searchParams.get("sessionId");
+        if (!sessionId) {
+          throw invalidRequest('Query parameter "sessionId" is required', "sessionId");
+        }
+        return readEvents(deps, ctx, sessionId);
+      },
+    },
+    {
+      method: "GET",
+      path: "/sessions/:id/events",
+      handler: (ctx) => readEvents(deps, ctx, ctx.params.id),
+    },
+  ];
+}
+
+async function readEvents(
+  deps: EventDeps,
+  { url }: RouteContext,
+  sessionId: string,
+): Promise<Response> {
+  const afterSeq = cursorParam(url, "afterSeq");
+  const afterEventId = url.searchParams.get("afterEventId") ?? undefined;
+  const limit = integerParam(url, "limit", { min: 1, max: 1000 });
+  const waitMs = integerParam(url, "waitMs", { min: 0, max: MAX_WAIT_MS }) ?? 0;
+  if (!deps.sessions.get(sessionId)) throw sessionNotFound(sessionId);
+  const cursor = resolveCursor(
+    { afterSeq, afterEventId },
+    (eventId) => deps.events.seqOf(sessionId, eventId),
+  );
+  const read = (after: number, max: number) => deps.events.readAfter(sessionId, after, max);
+  // Not req.signal: Deno aborts it on every completed response (legacy behaviour).
+  const signal = deps.stopping;
+  const deadline = Date.now() + waitMs;
+  let page = buildPage(read, { afterSeq: cursor, limit });
+  // Long-poll: wait for a commit on this session while it is live and nothing is new.
+  while (page.count === 0 && Date.now() < deadline) {
+    if (deps.sessions.get(sessionId)?.status !== "running") break;
+    const waited = await deps.log.waitForChange(sessionId, deadline - Date.now(), {
+      signal,
+      maxWaiters: MAX_WAITERS,
+    });
+    if (!waited || signal.aborted) break;
+    page = buildPage(read, { afterSeq: cursor, limit });
+  }
+  return new Response(page.json, {
+    status: 200,
+    headers: { "content-type": "application/json; charset=utf-8" },
+  });
+}

@@ -1,0 +1,157 @@
+import { type Clock, isoTime, systemClock } from "../clock.ts";
+import { newId } from "../ids.ts";
+import type { Logger } from "../log.ts";
+import type { EventRecord, EventsStore } from "../store/events_store.ts";
+
+interface Pending {
+  readonly record: EventRecord;
+  readonly resolve: (record: EventRecord) => void;
+}
+
+/** Bytes of payload queued before writers are asked to wait (backpressure). */
+const HIGH_WATER_BYTES = 8 * 1024 * 1024;
+/** Delay before retrying a failed commit (disk full, read-only store). */
+const RETRY_MS = 1000;
+
+/**
+ * The append path of every session's log (D8). Seqs are assigned in memory
+ * at append time, per session, from 1, gap-free and strictly increasing, so
+ * racing stdout and stderr readers get a total order. Appends are grouped
+ * into one SQLite transaction per flush; an append resolves, and waiting
+ * readers wake, only after its commit: nothing is served before it is
+ * durable. A failed commit keeps the batch and retries; meanwhile writers
+ * are held by `whenWritable()`, so output is never dropped.
+ */
+export class EventLog {
+  readonly #store: EventsStore;
+  readonly #clock: Clock;
+  readonly #log: Logger;
+  readonly #nextSeq = new Map<string, number>();
+  #queue: Pending[] = [];
+  #queuedBytes = 0;
+  #flushTimer: ReturnType<typeof setTimeout> | null = null;
+  #writable: Array<() => void> = [];
+  #failing = false;
+  readonly #waiters = new Map<string, Set<() => void>>();
+  #waiterCount = 0;
+
+  constructor(store: EventsStore, clock: Clock, log: Logger) {
+    this.#store = store;
+    this.#clock = clock;
+    this.#log = log;
+  }
+
+  /** True while commits fail (health reports it). */
+  get degraded(): boolean {
+    return this.#failing;
+  }
+
+  /** Starts sequencing a session whose last stored seq is `lastSeq`. */
+  open(sessionId: string, lastSeq: number): void {
+    this.#nextSeq.set(sessionId, lastSeq + 1);
+  }
+
+  /** Stops sequencing a session (after its last event). */
+  close(sessionId: string): void {
+    this.#nextSeq.delete(sessionId);
+  }
+
+  /** Appends one event; resolves with its record once it is durable. */
+  append(sessionId: string, kind: string, payload: unknown): Promise<EventRecord> {
+    const seq = this.#nextSeq.get(sessionId);
+    if (seq === undefined) throw new Error(`Session "${sessionId}" is not open for events`);
+    this.#nextSeq.set(sessionId, seq + 1);
+    const now = this.#clock.now();
+    const record: EventRecord = {
+      seq,
+      id: newId("evt", now),
+      session_id: sessionId,
+      kind,
+      payload_json: JSON.stringify(payload),
+      created_at: isoTime(now),
+    };
+    return new Promise((resolve) => {
+      this.#queue.push({ record, resolve });
+      this.#queuedBytes += record.payload_json.length;
+      this.#scheduleFlush(0);
+    });
+  }
+
+  /** Resolves when the queue is below its high-water mark (callers stop reading pipes meanwhile). */
+  whenWritable(): Promise<void> {
+    if (this.#queuedBytes < HIGH_WATER_BYTES && !this.#failing) return Promise.resolve();
+    return new Promise((resolve) => this.#writable.push(resolve));
+  }
+
+  /** Commits everything queued now (also used at shutdown). Returns false when the commit failed. */
+  flush(): boolean {
+    if (this.#flushTimer !== null) clearTimeout(this.#flushTimer);
+    this.#flushTimer = null;
+    if (this.#queue.length === 0) return true;
+    const batch = this.#queue;
+    try {
+      this.#store.appendBatch(batch.map((pending) => pending.record));
+    } catch (error) {
+      if (!this.#failing) this.#log.error("Cannot store events; retrying", { error });
+      this.#failing = true;
+      this.#scheduleFlush(RETRY_MS);
+      return false;
+    }
+    if (this.#failing) this.#log.info("Storing events again");
+    this.#failing = false;
+    this.#queue = [];
+    this.#queuedBytes = 0;
+    const touched = new Set<string>();
+    for (const pending of batch) {
+      pending.resolve(pending.record);
+      touched.add(pending.record.session_id);
+    }
+    for (const sessionId of touched) this.notify(sessionId);
+    for (const resolve of this.#writable.splice(0)) resolve();
+    return true;
+  }
+
+  /** Wakes the readers waiting on a session (new events, or the session ended). */
+  notify(sessionId: string): void {
+    const waiters = this.#waiters.get(sessionId);
+    if (!waiters) return;
+    this.#waiters.delete(sessionId);
+    for (const wake of waiters) wake();
+  }
+
+  /**
+   * Waits up to `ms` for the next `notify` of a session (long-poll, D8).
+   * Returns false without waiting when `maxWaiters` readers already wait.
+   */
+  async waitForChange(
+    sessionId: string,
+    ms: number,
+    { signal, maxWaiters }: { signal?: AbortSignal; maxWaiters: number },
+  ): Promise<boolean> {
+    if (this.#waiterCount >= maxWaiters) return false;
+    this.#waiterCount++;
+    const abort = new AbortController();
+    const onAbort = () => abort.abort();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    const wake = () => abort.abort();
+    let waiters = this.#waiters.get(sessionId);
+    if (!waiters) this.#waiters.set(sessionId, waiters = new Set());
+    waiters.add(wake);
+    try {
+      // A reader's wait is wall time on the connection, not scheduler time: real timers.
+      await systemClock.sleep(ms, abort.signal);
+      return true;
+    } finally {
+      this.#waiterCount--;
+      signal?.removeEventListener("abort", onAbort);
+      const current = this.#waiters.get(sessionId);
+      current?.delete(wake);
+      if (current?.size === 0) this.#waiters.delete(sessionId);
+    }
+  }
+
+  #scheduleFlush(delayMs: number): void {
+    if (this.#flushTimer !== null) return;
+    this.#flushTimer = setTimeout(() => this.flush(), delayMs);
+  }
+}

@@ -1,0 +1,103 @@
+import { ServiceError } from "../api/errors.ts";
+import type { EventRecord } from "../store/events_store.ts";
+
+/** No response body exceeds this: the first-party client's bound (C8, D8). */
+export const MAX_PAGE_BYTES = 4 * 1024 * 1024;
+/** Rows read from the store per query while filling an unlimited page. */
+const READ_CHUNK = 1000;
+/** Room for the page's wrapper around the events. */
+const WRAPPER_BYTES = 128;
+
+/**
+ * Where a read starts (C4.2): `afterSeq` wins; else `afterEventId` resolved
+ * to its seq, an unknown id reading from the start; else 0.
+ */
+export function resolveCursor(
+  cursor: { afterSeq?: number; afterEventId?: string },
+  seqOfEvent: (eventId: string) => number | null,
+): number {
+  if (cursor.afterSeq !== undefined) return cursor.afterSeq;
+  if (cursor.afterEventId !== undefined) return seqOfEvent(cursor.afterEventId) ?? 0;
+  return 0;
+}
+
+/** UTF-8 length of a string without encoding it. */
+export function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        bytes += 4;
+        i++;
+      } else bytes += 3;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+/** A page as JSON text, built without serializing the events twice. */
+export interface PageText {
+  json: string;
+  count: number;
+  nextAfterSeq: number;
+  hasMore: boolean;
+}
+
+/**
+ * Builds an event page (C2.2, D8) from `read(afterSeq, n)`. With a `limit`
+ * the page holds at most `limit` events and stops early at the byte bound,
+ * saying `hasMore`. Without one it holds every event after the cursor, or
+ * throws 413 `event_response_too_large` (details `seq`: the first event that
+ * did not fit) rather than serve a silent partial page.
+ */
+export function buildPage(
+  read: (afterSeq: number, max: number) => EventRecord[],
+  { afterSeq, limit, maxBytes = MAX_PAGE_BYTES }: {
+    afterSeq: number;
+    limit?: number;
+    maxBytes?: number;
+  },
+): PageText {
+  const parts: string[] = [];
+  let bytes = WRAPPER_BYTES;
+  let cursor = afterSeq;
+  let cut = false;
+  const want = limit ?? Infinity;
+  outer: while (parts.length < want) {
+    const asked = Math.min(READ_CHUNK, want - parts.length);
+    const rows = read(cursor, asked);
+    for (const row of rows) {
+      const text = JSON.stringify(row);
+      const size = utf8Length(text) + 1;
+      if (bytes + size > maxBytes) {
+        if (limit === undefined) {
+          throw new ServiceError(
+            "event_response_too_large",
+            413,
+            `The events after the cursor exceed ${maxBytes} bytes: pass "limit" and page with nextCursor`,
+            { seq: row.seq, limit: maxBytes },
+          );
+        }
+        cut = true;
+        break outer;
+      }
+      bytes += size;
+      parts.push(text);
+      cursor = row.seq;
+    }
+    if (rows.length < asked) break;
+  }
+  const hasMore = limit !== undefined && (parts.length === limit || cut);
+  return {
+    json: `{"events":[${
+      parts.join(",")
+    }],"nextCursor":{"afterSeq":${cursor}},"hasMore":${hasMore}}`,
+    count: parts.length,
+    nextAfterSeq: cursor,
+    hasMore,
+  };
+}

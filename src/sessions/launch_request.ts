@@ -1,0 +1,78 @@
+import { z } from "zod";
+import { invalidRequest, ServiceError } from "../api/errors.ts";
+import { parseInput } from "../api/validate.ts";
+
+const SHA256_DIGEST = /^sha256:[0-9a-f]{64}$/;
+const utf8Length = (text: string) => new TextEncoder().encode(text).length;
+
+/** Largest prompt, in UTF-8 bytes (D7). */
+export const MAX_PROMPT_BYTES = 256 * 1024;
+
+/** The `contextAdmission` intent (C4.3, D11). */
+export const contextAdmissionSchema = z.strictObject({
+  version: z.literal(1),
+  sources: z.array(z.strictObject({
+    kind: z.enum(["file", "text"]),
+    ref: z.string().min(1).max(1024),
+    digest: z.string().regex(SHA256_DIGEST, "must be sha256:<64 lowercase hex>"),
+  })).min(1).max(64),
+});
+
+/** `POST /sessions` (D7): closed, so unknown keys are refused. */
+export const launchRequestSchema = z.strictObject({
+  projectRoot: z.string().min(1).max(4096),
+  harness: z.string().min(1).max(64),
+  prompt: z.string().refine(
+    (prompt) => prompt.length > 0 && utf8Length(prompt) <= MAX_PROMPT_BYTES,
+    `must be 1 to ${MAX_PROMPT_BYTES} bytes of UTF-8`,
+  ),
+  cwd: z.string().min(1).max(4096).optional(),
+  model: z.string().min(1).max(64).optional(),
+  title: z.string().max(160).optional(),
+  familiarId: z.string().min(1).max(64).optional(),
+  contextAdmission: contextAdmissionSchema.optional(),
+});
+
+export type LaunchRequest = z.output<typeof launchRequestSchema>;
+
+/** `POST /sessions/{id}/input` (D7). */
+export const inputRequestSchema = z.strictObject({
+  data: z.string(),
+  contextAdmission: contextAdmissionSchema.optional(),
+});
+
+/** `POST /sessions/{id}/kill` (D7): no `contextAdmission` here (C4.3 rule 3). */
+export const killRequestSchema = z.strictObject({
+  signal: z.enum(["SIGTERM", "SIGKILL"]).optional(),
+});
+
+/**
+ * C4.3: a request carrying a valid `contextAdmission` intent is refused with
+ * 503 and nothing executes; an invalid one was already refused by the schema.
+ */
+export function refuseContextAdmission(request: { contextAdmission?: unknown }): void {
+  if (request.contextAdmission === undefined) return;
+  throw new ServiceError(
+    "context_admission_unavailable",
+    503,
+    "Context admission is not enabled on this daemon: nothing was executed",
+    {},
+    { accepted: false, receiptIssued: false },
+  );
+}
+
+/** Parses a launch body: `sessionPolicy` (even null) is refused first (C4, D7). */
+export function parseLaunchRequest(body: unknown): LaunchRequest {
+  if (body !== null && typeof body === "object" && "sessionPolicy" in body) {
+    throw invalidRequest(
+      'Field "sessionPolicy" is not accepted here: restricted launches use /sessions/restricted',
+      "sessionPolicy",
+    );
+  }
+  return parseInput(launchRequestSchema, body);
+}
+
+/** The default title: the prompt's first line, cut to 160 characters (D7). */
+export function defaultTitle(prompt: string): string {
+  return prompt.split("\n", 1)[0].slice(0, 160);
+}

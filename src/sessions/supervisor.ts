@@ -1,0 +1,369 @@
+import { join } from "node:path";
+import { ServiceError, sessionNotFound } from "../api/errors.ts";
+import { type Clock, isoTime } from "../clock.ts";
+import type { EventLog } from "../events/event_log.ts";
+import { OutputDecoder, splitForEvents } from "../events/output_decoder.ts";
+import { redactText, StreamRedactor } from "../events/redact.ts";
+import { newId } from "../ids.ts";
+import type { Logger } from "../log.ts";
+import type { SessionRow, SessionsStore, SessionStatus } from "../store/sessions_store.ts";
+import { buildArgv, type HarnessSpec } from "./harnesses.ts";
+import { type ExitStatus, killProcessGroup, type SpawnedProcess, type Spawner } from "./spawner.ts";
+
+/** Grace between SIGTERM and SIGKILL on kill (D7). */
+export const KILL_GRACE_MS = 5000;
+/** How long output may keep flowing after the child exits (a grandchild holding the pipe). */
+const DRAIN_AFTER_EXIT_MS = 2000;
+/** A partial line is shown after this long without its newline (interactive prompts). */
+const PARTIAL_LINE_MS = 100;
+/** The `session.started` payload keeps this much of the prompt (D8). */
+const STARTED_PROMPT_CHARS = 4096;
+
+/** Everything a launch needs, already validated. */
+export interface LaunchSpec {
+  projectRoot: string;
+  cwd: string;
+  harness: HarnessSpec;
+  prompt: string;
+  model: string | null;
+  title: string;
+  familiarId: string | null;
+  origin: "api" | "automation";
+  routineId?: string;
+  runId?: string;
+}
+
+/** A launched session: its row, and a promise of the row once it has ended. */
+export interface Launched {
+  row: SessionRow;
+  ended: Promise<SessionRow>;
+}
+
+/** Options of the supervisor. */
+export interface SupervisorOptions {
+  sessions: SessionsStore;
+  events: EventLog;
+  spawner: Spawner;
+  clock: Clock;
+  log: Logger;
+  maxLiveSessions: number;
+  /** Where raw (unredacted) output goes when raw artifacts are on; null when off (D9). */
+  artifactsDir: string | null;
+}
+
+interface LiveSession {
+  row: SessionRow;
+  process: SpawnedProcess;
+  stdin: WritableStreamDefaultWriter<Uint8Array> | null;
+  killRequested: boolean;
+  killTimer: ReturnType<typeof setTimeout> | null;
+  ended: Promise<SessionRow>;
+}
+
+/**
+ * Runs harness sessions (D7): spawns each in its own process group, streams
+ * stdout and stderr into the event log (decoded, redacted, cut to 64 KiB
+ * events), forwards input, kills whole groups, and records how each ended.
+ * Reading a pipe waits while the log is behind, so output is never dropped.
+ */
+export class Supervisor {
+  readonly #options: SupervisorOptions;
+  readonly #live = new Map<string, LiveSession>();
+
+  constructor(options: SupervisorOptions) {
+    this.#options = options;
+  }
+
+  /** Number of running sessions. */
+  liveCount(): number {
+    return this.#live.size;
+  }
+
+  /**
+   * Launches a session. A program that cannot start leaves a `failed` row
+   * and throws 500 `launch_failed` with the session id.
+   */
+  async launch(spec: LaunchSpec): Promise<Launched> {
+    const { sessions, events, clock, maxLiveSessions } = this.#options;
+    if (this.#live.size >= maxLiveSessions) {
+      throw new ServiceError(
+        "too_many_sessions",
+        429,
+        `Cannot launch: ${maxLiveSessions} sessions are already running (maxLiveSessions)`,
+        { limit: maxLiveSessions },
+      );
+    }
+    const now = isoTime(clock.now());
+    const row: SessionRow = {
+      id: newId("ses", clock.now()),
+      project_root: spec.projectRoot,
+      cwd: spec.cwd,
+      harness: spec.harness.id,
+      title: spec.title,
+      status: "running",
+      exit_code: null,
+      signal: null,
+      pid: null,
+      pgid: null,
+      model: spec.model,
+      familiar_id: spec.familiarId,
+      origin: spec.origin,
+      routine_id: spec.routineId ?? null,
+      run_id: spec.runId ?? null,
+      created_at: now,
+      updated_at: now,
+      ended_at: null,
+      last_seq: 0,
+    };
+    sessions.insert(row);
+    events.open(row.id, 0);
+    if (spec.routineId && spec.runId) {
+      events.append(row.id, "run.linked", { routineId: spec.routineId, runId: spec.runId });
+    }
+    const { argv, stdinPrompt } = buildArgv(spec.harness, {
+      prompt: spec.prompt,
+      model: spec.model,
+    });
+    let process: SpawnedProcess;
+    try {
+      process = this.#options.spawner.spawn({ argv, cwd: spec.cwd });
+    } catch (error) {
+      const message = (error as Error).message;
+      await this.#finish(row, { status: "failed", exit: null, error: message });
+      throw new ServiceError(
+        "launch_failed",
+        500,
+        `Cannot launch harness "${spec.harness.id}": ${message}`,
+        { sessionId: row.id, harness: spec.harness.id },
+      );
+    }
+    Object.assign(row, { pid: process.pid, pgid: process.pgid });
+    sessions.update(row.id, { pid: process.pid, pgid: process.pgid });
+    await events.append(row.id, "session.started", {
+      harness: spec.harness.id,
+      pid: process.pid,
+      cwd: spec.cwd,
+      prompt: redactText(spec.prompt).slice(0, STARTED_PROMPT_CHARS),
+    });
+    const live: LiveSession = {
+      row,
+      process,
+      stdin: process.stdin.getWriter(),
+      killRequested: false,
+      killTimer: null,
+      ended: Promise.resolve(row),
+    };
+    this.#live.set(row.id, live);
+    live.ended = this.#supervise(live, stdinPrompt, spec.harness.keepStdinOpen);
+    return { row: { ...row }, ended: live.ended };
+  }
+
+  /** Writes `data` to a live session's stdin and records an `input` event (redacted). */
+  async input(sessionId: string, data: string): Promise<void> {
+    const live = this.#requireLive(sessionId);
+    if (!live.stdin) {
+      throw new ServiceError(
+        "session_input_closed",
+        409,
+        `Session "${sessionId}" does not read input: its harness runs with stdin closed`,
+        { sessionId },
+      );
+    }
+    try {
+      await live.stdin.write(new TextEncoder().encode(data));
+    } catch {
+      live.stdin = null;
+      throw new ServiceError(
+        "session_input_closed",
+        409,
+        `Session "${sessionId}" closed its input`,
+        { sessionId },
+      );
+    }
+    await this.#options.events.append(sessionId, "input", { data: redactText(data) });
+  }
+
+  /** Signals a live session's whole process group; SIGTERM escalates to SIGKILL after 5 s. */
+  kill(sessionId: string, signal: "SIGTERM" | "SIGKILL" = "SIGTERM"): void {
+    const live = this.#requireLive(sessionId);
+    live.killRequested = true;
+    live.process.killGroup(signal);
+    if (signal === "SIGTERM" && live.killTimer === null) {
+      live.killTimer = setTimeout(() => live.process.killGroup("SIGKILL"), KILL_GRACE_MS);
+    }
+  }
+
+  /** The end of a live session, or null when it is not live. */
+  ended(sessionId: string): Promise<SessionRow> | null {
+    return this.#live.get(sessionId)?.ended ?? null;
+  }
+
+  /**
+   * At start-up: sessions a crash left `running` become `orphaned` with a
+   * `session.ended` event, and their leftover process groups are killed (D7).
+   */
+  async recoverOrphans(): Promise<number> {
+    const orphans = this.#options.sessions.running();
+    for (const row of orphans) {
+      if (row.pgid !== null) killProcessGroup(row.pgid, "SIGKILL");
+      this.#options.events.open(row.id, row.last_seq);
+      await this.#finish(row, { status: "orphaned", exit: null });
+    }
+    return orphans.length;
+  }
+
+  /** Graceful stop: kill every live session (they end `killed`) and wait for them. */
+  async shutdown(): Promise<void> {
+    const ending = [...this.#live.values()].map((live) => {
+      this.kill(live.row.id, "SIGTERM");
+      return live.ended;
+    });
+    await Promise.allSettled(ending);
+  }
+
+  #requireLive(sessionId: string): LiveSession {
+    const live = this.#live.get(sessionId);
+    if (live) return live;
+    const row = this.#options.sessions.get(sessionId);
+    if (!row) throw sessionNotFound(sessionId);
+    throw new ServiceError(
+      "session_not_live",
+      409,
+      `Session "${sessionId}" is not live (status "${row.status}")`,
+      { sessionId, status: row.status },
+    );
+  }
+
+  async #supervise(
+    live: LiveSession,
+    stdinPrompt: string | null,
+    keepStdinOpen: boolean,
+  ): Promise<SessionRow> {
+    const stopPumps = new AbortController();
+    const rawSink = this.#openRawArtifact(live.row.id);
+    const pumps = Promise.all([
+      this.#pump(live.row.id, live.process.stdout, "stdout", rawSink, stopPumps.signal),
+      this.#pump(live.row.id, live.process.stderr, "stderr", rawSink, stopPumps.signal),
+    ]);
+    await this.#startInput(live, stdinPrompt, keepStdinOpen);
+    const exit = await live.process.status;
+    // A grandchild may hold the pipes open after the child exits: drain briefly, then stop.
+    const drainTimer = setTimeout(() => stopPumps.abort(), DRAIN_AFTER_EXIT_MS);
+    await pumps;
+    clearTimeout(drainTimer);
+    rawSink?.close();
+    if (live.killTimer !== null) clearTimeout(live.killTimer);
+    // Nothing of a session outlives it: leftovers in its group (a grandchild that
+    // ignored SIGTERM, a background job) are ended with the session.
+    live.process.killGroup(live.killRequested ? "SIGKILL" : "SIGTERM");
+    live.stdin?.close().catch(() => {});
+    live.stdin = null;
+    const status: SessionStatus = live.killRequested
+      ? "killed"
+      : exit.code === 0 && exit.signal === null
+      ? "completed"
+      : "failed";
+    const ended = await this.#finish(live.row, { status, exit });
+    this.#live.delete(live.row.id);
+    return ended;
+  }
+
+  async #startInput(
+    live: LiveSession,
+    stdinPrompt: string | null,
+    keepStdinOpen: boolean,
+  ): Promise<void> {
+    const writer = live.stdin!;
+    try {
+      if (stdinPrompt !== null) await writer.write(new TextEncoder().encode(stdinPrompt));
+      if (!keepStdinOpen) {
+        live.stdin = null;
+        await writer.close();
+      }
+    } catch {
+      live.stdin = null; // The child exited or closed its stdin: input is over.
+    }
+  }
+
+  async #pump(
+    sessionId: string,
+    stream: ReadableStream<Uint8Array>,
+    name: "stdout" | "stderr",
+    rawSink: Deno.FsFile | null,
+    stop: AbortSignal,
+  ): Promise<void> {
+    const { events } = this.#options;
+    const decoder = new OutputDecoder();
+    const redactor = new StreamRedactor();
+    const reader = stream.getReader();
+    const onStop = () => reader.cancel().catch(() => {});
+    stop.addEventListener("abort", onStop, { once: true });
+    let partialTimer: ReturnType<typeof setTimeout> | null = null;
+    const emit = (text: string) => {
+      for (const data of splitForEvents(text)) {
+        events.append(sessionId, "output", { stream: name, data });
+      }
+    };
+    try {
+      for (;;) {
+        await events.whenWritable();
+        const { done, value } = await reader.read();
+        if (done) break;
+        rawSink?.writeSync(value);
+        emit(redactor.push(decoder.push(value)));
+        if (redactor.pending() > 0 && partialTimer === null) {
+          partialTimer = setTimeout(() => {
+            partialTimer = null;
+            emit(redactor.flushPartial());
+          }, PARTIAL_LINE_MS);
+        }
+      }
+    } catch {
+      // Cancelled after the drain grace, or the pipe broke: keep what was read.
+    } finally {
+      stop.removeEventListener("abort", onStop);
+      if (partialTimer !== null) clearTimeout(partialTimer);
+      emit(redactor.push(decoder.flush()) + redactor.flush());
+    }
+  }
+
+  #openRawArtifact(sessionId: string): Deno.FsFile | null {
+    const dir = this.#options.artifactsDir;
+    if (dir === null) return null;
+    try {
+      const sessionDir = join(dir, sessionId);
+      Deno.mkdirSync(sessionDir, { recursive: true, mode: 0o700 });
+      return Deno.openSync(join(sessionDir, "output"), { create: true, append: true, mode: 0o600 });
+    } catch (error) {
+      this.#options.log.error("Cannot open the raw artifact", { sessionId, error });
+      return null;
+    }
+  }
+
+  /** Records how a session ended: the row, then a durable `session.ended` event. */
+  async #finish(
+    row: SessionRow,
+    outcome: { status: SessionStatus; exit: ExitStatus | null; error?: string },
+  ): Promise<SessionRow> {
+    const { sessions, events, clock } = this.#options;
+    const now = isoTime(clock.now());
+    const fields = {
+      status: outcome.status,
+      exit_code: outcome.exit?.code ?? null,
+      signal: outcome.exit?.signal ?? null,
+      ended_at: now,
+      updated_at: now,
+    };
+    sessions.update(row.id, fields);
+    const payload: Record<string, unknown> = {
+      status: outcome.status,
+      exitCode: fields.exit_code,
+      signal: fields.signal,
+    };
+    if (outcome.error !== undefined) payload.error = outcome.error;
+    await events.append(row.id, "session.ended", payload);
+    events.close(row.id);
+    events.notify(row.id);
+    return sessions.get(row.id) ?? { ...row, ...fields };
+  }
+}

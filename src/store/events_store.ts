@@ -1,0 +1,67 @@
+import type { DatabaseSync } from "node:sqlite";
+import { transaction } from "./db.ts";
+
+/** An event record (C2.1). */
+export interface EventRecord {
+  seq: number;
+  id: string;
+  session_id: string;
+  kind: string;
+  payload_json: string;
+  created_at: string;
+}
+
+/** Event rows in SQLite: appended in batches, read by cursor. */
+export class EventsStore {
+  readonly #db: DatabaseSync;
+
+  constructor(db: DatabaseSync) {
+    this.#db = db;
+  }
+
+  /**
+   * Appends a batch in one transaction and moves each session's `last_seq`
+   * (group commit: one commit for many chunks, deno-notes).
+   */
+  appendBatch(events: readonly EventRecord[]): void {
+    if (events.length === 0) return;
+    const insert = this.#db.prepare(
+      "INSERT INTO events (session_id, seq, id, kind, payload_json, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+    );
+    const touch = this.#db.prepare(
+      "UPDATE sessions SET last_seq = ?, updated_at = ? WHERE id = ? AND last_seq < ?",
+    );
+    transaction(this.#db, () => {
+      const last = new Map<string, EventRecord>();
+      for (const event of events) {
+        insert.run(
+          event.session_id,
+          event.seq,
+          event.id,
+          event.kind,
+          event.payload_json,
+          event.created_at,
+        );
+        last.set(event.session_id, event);
+      }
+      for (const event of last.values()) {
+        touch.run(event.seq, event.created_at, event.session_id, event.seq);
+      }
+    });
+  }
+
+  /** Events with `seq > afterSeq`, ascending, at most `limit`. */
+  readAfter(sessionId: string, afterSeq: number, limit: number): EventRecord[] {
+    return this.#db.prepare(
+      `SELECT seq, id, session_id, kind, payload_json, created_at FROM events
+       WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
+    ).all(sessionId, afterSeq, limit) as unknown as EventRecord[];
+  }
+
+  /** The seq of event `eventId` in session `sessionId`, or null when unknown there. */
+  seqOf(sessionId: string, eventId: string): number | null {
+    const row = this.#db.prepare("SELECT seq FROM events WHERE id = ? AND session_id = ?")
+      .get(eventId, sessionId) as { seq: number } | undefined;
+    return row?.seq ?? null;
+  }
+}

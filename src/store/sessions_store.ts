@@ -1,0 +1,105 @@
+import type { DatabaseSync, SQLInputValue } from "node:sqlite";
+
+/** Session statuses (D7); only `running` is live. */
+export const SESSION_STATUSES = ["running", "completed", "failed", "killed", "orphaned"] as const;
+export type SessionStatus = typeof SESSION_STATUSES[number];
+
+/** A session row; the API record (D7) is this without `pgid`. */
+export interface SessionRow {
+  id: string;
+  project_root: string;
+  cwd: string;
+  harness: string;
+  title: string;
+  status: SessionStatus;
+  exit_code: number | null;
+  signal: string | null;
+  pid: number | null;
+  /** The process group the session leads (for ending leftovers after a crash). */
+  pgid: number | null;
+  model: string | null;
+  familiar_id: string | null;
+  origin: "api" | "automation";
+  routine_id: string | null;
+  run_id: string | null;
+  created_at: string;
+  updated_at: string;
+  ended_at: string | null;
+  last_seq: number;
+}
+
+/** The session record served by the API (D7). */
+export type SessionRecord = Omit<SessionRow, "pgid">;
+
+/** The API view of a row. */
+export function sessionRecord(row: SessionRow): SessionRecord {
+  const { pgid: _pgid, ...record } = row;
+  return record;
+}
+
+const COLUMNS = [
+  "id",
+  "project_root",
+  "cwd",
+  "harness",
+  "title",
+  "status",
+  "exit_code",
+  "signal",
+  "pid",
+  "pgid",
+  "model",
+  "familiar_id",
+  "origin",
+  "routine_id",
+  "run_id",
+  "created_at",
+  "updated_at",
+  "ended_at",
+  "last_seq",
+] as const;
+
+/** Session rows in SQLite. */
+export class SessionsStore {
+  readonly #db: DatabaseSync;
+
+  constructor(db: DatabaseSync) {
+    this.#db = db;
+  }
+
+  insert(row: SessionRow): void {
+    this.#db.prepare(
+      `INSERT INTO sessions (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")})`,
+    ).run(...COLUMNS.map((column) => row[column] as SQLInputValue));
+  }
+
+  get(id: string): SessionRow | null {
+    return (this.#db.prepare("SELECT * FROM sessions WHERE id = ?").get(id) as
+      | SessionRow
+      | undefined) ?? null;
+  }
+
+  /** Newest first; optionally only one status. */
+  list(options: { status?: SessionStatus; limit: number }): SessionRow[] {
+    const where = options.status ? "WHERE status = ?" : "";
+    const params: SQLInputValue[] = options.status ? [options.status] : [];
+    return this.#db.prepare(
+      `SELECT * FROM sessions ${where} ORDER BY created_at DESC, id DESC LIMIT ?`,
+    ).all(...params, options.limit) as unknown as SessionRow[];
+  }
+
+  /** Rows still marked `running` (at start-up: the ones a crash left behind). */
+  running(): SessionRow[] {
+    return this.#db.prepare("SELECT * FROM sessions WHERE status = 'running'")
+      .all() as unknown as SessionRow[];
+  }
+
+  /** Updates some columns of a row. */
+  update(id: string, fields: Partial<Omit<SessionRow, "id">>): void {
+    const names = Object.keys(fields) as Array<keyof typeof fields>;
+    if (names.length === 0) return;
+    this.#db.prepare(
+      `UPDATE sessions SET ${names.map((name) => `${name} = ?`).join(", ")} WHERE id = ?`,
+    ).run(...names.map((name) => (fields[name] ?? null) as SQLInputValue), id);
+  }
+}
