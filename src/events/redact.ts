@@ -182,6 +182,20 @@ function longLineCut(text: string, from: number, to: number, spans: Span[]): num
 }
 
 /**
+ * Where to cut `text` before `limit` so that its last `words` whitespace-separated words stay
+ * held (a secret still arriving, with a prefix such as `Bearer` or `NAME=`), holding at most
+ * CUT_LINE_TAIL_CHARS.
+ */
+function wordCut(text: string, limit: number, words: number): number {
+  let cut = limit;
+  for (let word = 0; word < words; word++) {
+    while (cut > 0 && /\s/.test(text[cut - 1])) cut--;
+    while (cut > 0 && !/\s/.test(text[cut - 1])) cut--;
+  }
+  return Math.max(cut, limit - CUT_LINE_TAIL_CHARS);
+}
+
+/**
  * Redacts one output stream chunk by chunk. `push()` returns what is safe to emit now and holds
  * the partial last line, so a secret split across reads is still redacted; the concatenation of
  * every `push()` and the final `flush()` equals `redactText()` of the whole stream. A partial
@@ -220,9 +234,10 @@ export class StreamRedactor {
    * Emits the held partial line now, for interactive output shown on a timer. Trade-off: a
    * secret still arriving is split and may leak in part; an open private-key block stays held.
    */
-  flushPartial(): string {
+  flushPartial({ holdLastWords = 0 }: { holdLastWords?: number } = {}): string {
     const openKey = secretSpans(this.#held).find((span) => span.open);
-    return this.#emit(openKey?.start ?? this.#held.length, openKey);
+    const limit = openKey?.start ?? this.#held.length;
+    return this.#emit(wordCut(this.#held, limit, holdLastWords), openKey);
   }
 
   /** Returns everything still held, redacted, at the end of the stream. */

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { invalidRequest, ServiceError } from "../api/errors.ts";
 import { parseInput } from "../api/validate.ts";
+import { redactText } from "../events/redact.ts";
 
 const SHA256_DIGEST = /^sha256:[0-9a-f]{64}$/;
 const utf8Length = (text: string) => new TextEncoder().encode(text).length;
@@ -72,7 +73,7 @@ export function parseLaunchRequest(body: unknown): LaunchRequest {
   return parseInput(launchRequestSchema, body);
 }
 
-/** The default title: the prompt's first line, cut to 160 characters (D7). */
+/** The default title: the prompt's first line, redacted, cut to 160 characters (D7, D9). */
 export function defaultTitle(prompt: string): string {
-  return prompt.split("\n", 1)[0].slice(0, 160);
+  return redactText(prompt.split("\n", 1)[0]).slice(0, 160);
 }

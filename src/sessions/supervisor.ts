@@ -14,8 +14,13 @@ import { type ExitStatus, killProcessGroup, type SpawnedProcess, type Spawner } 
 export const KILL_GRACE_MS = 5000;
 /** How long output may keep flowing after the child exits (a grandchild holding the pipe). */
 const DRAIN_AFTER_EXIT_MS = 2000;
-/** A partial line is shown after this long without its newline (interactive prompts). */
+/**
+ * A partial line (an interactive prompt) is shown after PARTIAL_LINE_MS without its newline,
+ * less its last two words, which may be a secret still arriving; after PARTIAL_IDLE_MS of
+ * silence the rest is shown too (a secret split by a longer pause may then leak in part).
+ */
 const PARTIAL_LINE_MS = 100;
+const PARTIAL_IDLE_MS = 1000;
 /** The `session.started` payload keeps this much of the prompt (D8). */
 const STARTED_PROMPT_CHARS = 4096;
 
@@ -299,6 +304,7 @@ export class Supervisor {
     const onStop = () => reader.cancel().catch(() => {});
     stop.addEventListener("abort", onStop, { once: true });
     let partialTimer: ReturnType<typeof setTimeout> | null = null;
+    let idleTimer: ReturnType<typeof setTimeout> | null = null;
     const emit = (text: string) => {
       for (const data of splitForEvents(text)) {
         events.append(sessionId, "output", { stream: name, data });
@@ -311,18 +317,24 @@ export class Supervisor {
         if (done) break;
         rawSink?.writeSync(value);
         emit(redactor.push(decoder.push(value)));
-        if (redactor.pending() > 0 && partialTimer === null) {
-          partialTimer = setTimeout(() => {
-            partialTimer = null;
-            emit(redactor.flushPartial());
-          }, PARTIAL_LINE_MS);
-        }
+        if (idleTimer !== null) clearTimeout(idleTimer);
+        idleTimer = null;
+        if (redactor.pending() === 0) continue;
+        partialTimer ??= setTimeout(() => {
+          partialTimer = null;
+          emit(redactor.flushPartial({ holdLastWords: 2 }));
+        }, PARTIAL_LINE_MS);
+        idleTimer = setTimeout(() => {
+          idleTimer = null;
+          emit(redactor.flushPartial());
+        }, PARTIAL_IDLE_MS);
       }
     } catch {
       // Cancelled after the drain grace, or the pipe broke: keep what was read.
     } finally {
       stop.removeEventListener("abort", onStop);
       if (partialTimer !== null) clearTimeout(partialTimer);
+      if (idleTimer !== null) clearTimeout(idleTimer);
       emit(redactor.push(decoder.flush()) + redactor.flush());
     }
   }
