@@ -16,6 +16,12 @@ import { EventsStore } from "./store/events_store.ts";
 import { EventLog } from "./events/event_log.ts";
 import { Supervisor } from "./sessions/supervisor.ts";
 import { denoSpawner, type Spawner } from "./sessions/spawner.ts";
+import { prepareLaunch } from "./api/sessions.ts";
+import { RoutinesStore } from "./store/routines_store.ts";
+import { RunsStore } from "./store/runs_store.ts";
+import { Runner } from "./automations/runner.ts";
+import { Scheduler } from "./automations/scheduler.ts";
+import { RoutineService } from "./automations/routines.ts";
 import type { Listener } from "./transport/listener.ts";
 import { probeSocket } from "./transport/socket_probe.ts";
 import { formatTcpAddress, listenTcp, type TcpAddress } from "./transport/tcp_loopback.ts";
@@ -31,6 +37,12 @@ export interface DaemonOptions {
   clock?: Clock;
   prober?: ProgramProber;
   spawner?: Spawner;
+  /** The host time zone for `timezone: "local"` routines (default: the system's). */
+  hostZone?: () => string;
+  /** `$CODEX_HOME` for the legacy import (default `$CODEX_HOME`, else `~/.codex`). */
+  codexHome?: string;
+  /** Set false to not start the scheduler loop (tests drive `tick` themselves). */
+  scheduler?: boolean;
   /** Also log to stderr (the foreground `svc serve` does; tests do not). */
   logToStderr?: boolean;
 }
@@ -43,6 +55,8 @@ export interface Daemon {
   readonly handler: Handler;
   readonly listeners: readonly Listener[];
   readonly supervisor: Supervisor;
+  readonly scheduler: Scheduler;
+  readonly runner: Runner;
   /** Resolves when the daemon has fully stopped. */
   readonly stopped: Promise<void>;
   /** Graceful stop: stop accepting, end live sessions, close the store, remove the socket. */
@@ -102,6 +116,71 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     }
 
     const instanceId = crypto.randomUUID();
+    const sessionDeps = {
+      sessions,
+      supervisor,
+      harnesses: () => harnesses,
+      capabilities,
+      projectRoots: () => config.projectRoots,
+    };
+    const hostZone = options.hostZone ?? (() => Temporal.Now.timeZoneId());
+    const routinesStore = new RoutinesStore(db);
+    const runsStore = new RunsStore(db);
+    const runner = new Runner({
+      runs: runsStore,
+      clock,
+      log,
+      kill: (sessionId) => {
+        try {
+          supervisor.kill(sessionId, "SIGTERM");
+        } catch { /* already ended */ }
+      },
+      launch: async (routine, runId, cwd) => {
+        const definition = routine.definition;
+        const spec = await prepareLaunch(sessionDeps, {
+          projectRoot: cwd,
+          harness: definition.runtime,
+          prompt: definition.prompt,
+          model: definition.model,
+          title: definition.name,
+          familiarId: definition.familiarId,
+        });
+        const launched = await supervisor.launch({
+          ...spec,
+          origin: "automation",
+          routineId: routine.id,
+          runId,
+        });
+        return { sessionId: launched.row.id, ended: launched.ended };
+      },
+    });
+    const scheduler = new Scheduler({
+      db,
+      routines: routinesStore,
+      runs: runsStore,
+      runner,
+      clock,
+      log,
+      instanceId,
+      hostZone,
+    });
+    const recovered = scheduler.recover();
+    if (recovered.length > 0) {
+      log.warn("Runs of a previous daemon closed as daemon_restarted", { runs: recovered.length });
+    }
+    const routineService = new RoutineService({
+      db,
+      routines: routinesStore,
+      runs: runsStore,
+      runner,
+      clock,
+      instanceId,
+      hostZone,
+      legacySources: {
+        codexHome: options.codexHome ?? defaultCodexHome(),
+        svcImportDir: paths.importDir,
+      },
+    });
     const startedAtMs = clock.now();
     const stopping = new AbortController();
     let stopped: Promise<void> | null = null;
@@ -118,15 +197,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         tcp: options.tcp ? formatTcpAddress(options.tcp) : null,
         capabilities: () => capabilities.list(),
         liveSessions: () => supervisor.liveCount(),
+        storeDegraded: () => eventLog.degraded,
         requestShutdown: () => setTimeout(() => daemon.stop(), 0),
       },
-      sessions: {
-        sessions,
-        supervisor,
-        harnesses: () => harnesses,
-        capabilities,
-        projectRoots: () => config.projectRoots,
-      },
+      sessions: sessionDeps,
+      actions: { routines: routineService, scheduler, capabilities, log },
       events: { sessions, events: eventsStore, log: eventLog, stopping: stopping.signal },
       artifacts: {
         sessions,
@@ -149,6 +224,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         );
       }
     }
+    if (options.scheduler !== false) scheduler.start();
     log.info("svc daemon started", { pid: Deno.pid, instanceId, socket: paths.socket });
 
     const daemon: Daemon = {
@@ -158,13 +234,18 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       handler,
       listeners,
       supervisor,
+      scheduler,
+      runner,
       stopped: finished,
       stop: () => {
         stopped ??= (async () => {
           log.info("svc daemon stopping");
           stopping.abort();
           const closing = listeners.map((listener) => listener.shutdown());
+          await scheduler.stop();
+          runner.stop();
           await supervisor.shutdown();
+          await runner.settled();
           await Promise.all(closing);
           log.info("svc daemon stopped");
           await release();
@@ -222,4 +303,11 @@ async function alreadyRunningMessage(paths: HomePaths): Promise<string> {
   } finally {
     client.close();
   }
+}
+
+function defaultCodexHome(): string {
+  const fromEnv = Deno.env.get("CODEX_HOME");
+  if (fromEnv) return fromEnv;
+  const userHome = Deno.env.get(Deno.build.os === "windows" ? "USERPROFILE" : "HOME") ?? ".";
+  return `${userHome}/.codex`;
 }

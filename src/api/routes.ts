@@ -1,4 +1,5 @@
 import type { Route } from "./route.ts";
+import { type ActionDeps, actionRoutes } from "./actions.ts";
 import { type ArtifactDeps, artifactRoutes } from "./artifacts.ts";
 import { type EventDeps, eventRoutes } from "./events.ts";
 import { type SessionDeps, sessionRoutes } from "./sessions.ts";
@@ -10,6 +11,7 @@ export interface RouteDeps {
   readonly sessions: SessionDeps;
   readonly events: EventDeps;
   readonly artifacts: ArtifactDeps;
+  readonly actions: ActionDeps;
 }
 
 /**
@@ -23,5 +25,6 @@ export function buildRoutes(deps: RouteDeps): Route[] {
     ...sessionRoutes(deps.sessions),
     ...eventRoutes(deps.events),
     ...artifactRoutes(deps.artifacts),
+    ...actionRoutes(deps.actions),
   ];
 }

@@ -14,6 +14,7 @@ import {
   refuseContextAdmission,
 } from "../sessions/launch_request.ts";
 import { resolveLaunchPaths } from "../sessions/paths.ts";
+import { redactText } from "../events/redact.ts";
 import type { LaunchSpec, Supervisor } from "../sessions/supervisor.ts";
 import {
   SESSION_STATUSES,
@@ -77,7 +78,7 @@ export async function prepareLaunch(
     harness,
     prompt: request.prompt,
     model: request.model ?? null,
-    title: request.title ?? defaultTitle(request.prompt),
+    title: request.title === undefined ? defaultTitle(request.prompt) : redactText(request.title),
     familiarId: request.familiarId ?? null,
   };
 }

@@ -21,6 +21,8 @@ export interface SystemDeps {
   readonly tcp: string | null;
   readonly capabilities: () => readonly CapabilityRecord[];
   readonly liveSessions: () => number;
+  /** True while the store refuses writes (disk full, read-only): health is then not ok. */
+  readonly storeDegraded: () => boolean;
   /** Asks the daemon to stop gracefully (`svc stop`); resolves once accepted. */
   readonly requestShutdown: () => void;
 }
@@ -45,8 +47,9 @@ export function systemRoutes(deps: SystemDeps): Route[] {
       path: "/health",
       handler: ({ peer }) => {
         const now = deps.clock.now();
+        const degraded = deps.storeDegraded();
         return jsonResponse({
-          ok: true,
+          ok: !degraded,
           apiVersion: API_VERSION,
           svcVersion: SVC_VERSION,
           capabilities: deps.capabilities(),
@@ -58,6 +61,7 @@ export function systemRoutes(deps: SystemDeps): Route[] {
           endpoint: deps.endpoint,
           tcp: deps.tcp,
           liveSessions: deps.liveSessions(),
+          store: degraded ? "degraded" : "ok",
         });
       },
     },

@@ -2,6 +2,10 @@
 export interface Io {
   out(text: string): void;
   err(text: string): void;
+  /** Raw text to stdout, no newline added (session output as it came). */
+  write(text: string): void;
+  /** Raw text to stderr, no newline added. */
+  writeErr(text: string): void;
   env(name: string): string | undefined;
 }
 

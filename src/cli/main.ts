@@ -3,6 +3,8 @@ import { ConfigError } from "../config/config_error.ts";
 import { API_VERSION, SVC_VERSION } from "../version.ts";
 import { capabilitiesCommand } from "./capabilities.ts";
 import { type Command, EXIT, type Io, UsageError } from "./command.ts";
+import { eventsCommand } from "./events.ts";
+import { sessionsCommand } from "./sessions.ts";
 import { serveCommand } from "./serve.ts";
 import { statusCommand } from "./status.ts";
 import { stopCommand } from "./stop.ts";
@@ -12,16 +14,27 @@ const COMMANDS: readonly Command[] = [
   statusCommand,
   stopCommand,
   capabilitiesCommand,
+  sessionsCommand,
+  eventsCommand,
 ];
 
 const encoder = new TextEncoder();
 
 /** The process's real stdout, stderr and environment. */
 export const processIo: Io = {
-  out: (text) => Deno.stdout.writeSync(encoder.encode(text + "\n")),
-  err: (text) => Deno.stderr.writeSync(encoder.encode(text + "\n")),
+  out: (text) => writeAll(Deno.stdout, text + "\n"),
+  err: (text) => writeAll(Deno.stderr, text + "\n"),
+  write: (text) => writeAll(Deno.stdout, text),
+  writeErr: (text) => writeAll(Deno.stderr, text),
   env: (name) => Deno.env.get(name),
 };
+
+/** `writeSync` may write part of the bytes (pipes): loop until all are out. */
+function writeAll(stream: typeof Deno.stdout | typeof Deno.stderr, text: string): void {
+  const bytes = encoder.encode(text);
+  let offset = 0;
+  while (offset < bytes.length) offset += stream.writeSync(bytes.subarray(offset));
+}
 
 /** Parses the command line, dispatches, and returns the exit code (D1). */
 export async function runCli(args: string[], io: Io = processIo): Promise<number> {

@@ -3,11 +3,14 @@ import { invalidRequest, ServiceError } from "../api/errors.ts";
 /** Largest request body accepted on any route (D6). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-/** True when the request carries a body (a length above 0, or a stream without a length). */
+/**
+ * True when the request's headers announce a body (RFC 9112 §6: a length
+ * above 0, or a transfer coding). A bare `curl -X POST` has none.
+ */
 export function hasBody(req: Request): boolean {
   const length = req.headers.get("content-length");
   if (length !== null) return Number(length) > 0;
-  return req.body !== null;
+  return req.headers.has("transfer-encoding");
 }
 
 /**

@@ -3,6 +3,7 @@ import { ServiceError, sessionNotFound } from "../api/errors.ts";
 import { type Clock, isoTime } from "../clock.ts";
 import type { EventLog } from "../events/event_log.ts";
 import { OutputDecoder, splitForEvents } from "../events/output_decoder.ts";
+import { utf8Length } from "../events/page.ts";
 import { redactText, StreamRedactor } from "../events/redact.ts";
 import { newId } from "../ids.ts";
 import type { Logger } from "../log.ts";
@@ -21,8 +22,8 @@ const DRAIN_AFTER_EXIT_MS = 2000;
  */
 const PARTIAL_LINE_MS = 100;
 const PARTIAL_IDLE_MS = 1000;
-/** The `session.started` payload keeps this much of the prompt (D8). */
-const STARTED_PROMPT_CHARS = 4096;
+/** The `session.started` payload keeps this much of the prompt, in UTF-8 bytes (D8). */
+const STARTED_PROMPT_BYTES = 4096;
 
 /** Everything a launch needs, already validated. */
 export interface LaunchSpec {
@@ -148,7 +149,7 @@ export class Supervisor {
       harness: spec.harness.id,
       pid: process.pid,
       cwd: spec.cwd,
-      prompt: redactText(spec.prompt).slice(0, STARTED_PROMPT_CHARS),
+      prompt: truncateUtf8(redactText(spec.prompt), STARTED_PROMPT_BYTES),
     });
     const live: LiveSession = {
       row,
@@ -160,7 +161,7 @@ export class Supervisor {
     };
     this.#live.set(row.id, live);
     live.ended = this.#supervise(live, stdinPrompt, spec.harness.keepStdinOpen);
-    return { row: { ...row }, ended: live.ended };
+    return { row: sessions.get(row.id) ?? { ...row }, ended: live.ended };
   }
 
   /** Writes `data` to a live session's stdin and records an `input` event (redacted). */
@@ -352,30 +353,45 @@ export class Supervisor {
     }
   }
 
-  /** Records how a session ended: the row, then a durable `session.ended` event. */
+  /**
+   * Records how a session ended: first a durable `session.ended` event, then
+   * the row, so a reader that sees the row ended already finds the event.
+   */
   async #finish(
     row: SessionRow,
     outcome: { status: SessionStatus; exit: ExitStatus | null; error?: string },
   ): Promise<SessionRow> {
     const { sessions, events, clock } = this.#options;
+    const exitCode = outcome.exit?.code ?? null;
+    const signal = outcome.exit?.signal ?? null;
+    const payload: Record<string, unknown> = { status: outcome.status, exitCode, signal };
+    if (outcome.error !== undefined) payload.error = outcome.error;
+    await events.append(row.id, "session.ended", payload);
+    events.close(row.id);
     const now = isoTime(clock.now());
     const fields = {
       status: outcome.status,
-      exit_code: outcome.exit?.code ?? null,
-      signal: outcome.exit?.signal ?? null,
+      exit_code: exitCode,
+      signal,
       ended_at: now,
       updated_at: now,
     };
     sessions.update(row.id, fields);
-    const payload: Record<string, unknown> = {
-      status: outcome.status,
-      exitCode: fields.exit_code,
-      signal: fields.signal,
-    };
-    if (outcome.error !== undefined) payload.error = outcome.error;
-    await events.append(row.id, "session.ended", payload);
-    events.close(row.id);
     events.notify(row.id);
     return sessions.get(row.id) ?? { ...row, ...fields };
   }
+}
+
+/** The longest prefix of `text` of at most `maxBytes` UTF-8 bytes, never splitting a character. */
+export function truncateUtf8(text: string, maxBytes: number): string {
+  if (utf8Length(text) <= maxBytes) return text;
+  let low = 0;
+  let high = text.length;
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2);
+    if (utf8Length(text.slice(0, mid)) <= maxBytes) low = mid;
+    else high = mid - 1;
+  }
+  const code = text.charCodeAt(low - 1);
+  return code >= 0xd800 && code <= 0xdbff ? text.slice(0, low - 1) : text.slice(0, low);
 }

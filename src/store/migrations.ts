@@ -39,4 +39,35 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (session_id, seq)
   );
   `,
+  // 2: automations: routines, their planning state and run history (D12).
+  `
+  CREATE TABLE routines (
+    id              TEXT PRIMARY KEY,
+    definition_json TEXT NOT NULL,
+    created_at      TEXT NOT NULL,
+    updated_at      TEXT NOT NULL,
+    active_since    TEXT,
+    last_planned_at TEXT,
+    missed_count    INTEGER NOT NULL DEFAULT 0
+  );
+  CREATE TABLE runs (
+    id               TEXT PRIMARY KEY,
+    routine_id       TEXT NOT NULL,
+    trigger          TEXT NOT NULL,
+    scheduled_for    TEXT,
+    status           TEXT NOT NULL,
+    session_id       TEXT,
+    started_at       TEXT,
+    ended_at         TEXT,
+    exit_code        INTEGER,
+    error_json       TEXT,
+    lease_owner      TEXT,
+    lease_expires_at TEXT,
+    created_at       TEXT NOT NULL
+  );
+  CREATE UNIQUE INDEX runs_by_occurrence ON runs (routine_id, scheduled_for)
+    WHERE scheduled_for IS NOT NULL;
+  CREATE INDEX runs_by_routine ON runs (routine_id, created_at DESC, id DESC);
+  CREATE INDEX runs_by_status ON runs (status);
+  `,
 ];

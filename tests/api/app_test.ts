@@ -93,7 +93,7 @@ Deno.test("createHandler() checks the body type before the handler (415)", async
   const req = new Request("http://localhost/api/v1/things", {
     method: "POST",
     body: "hello",
-    headers: { "content-type": "text/plain" },
+    headers: { "content-type": "text/plain", "content-length": "5" },
   });
   const response = await handler(req, UNIX_PEER);
   assert.equal(response.status, 415);

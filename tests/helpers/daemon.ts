@@ -43,6 +43,7 @@ export interface TestDaemon {
 export async function startTestDaemon(
   options: Partial<DaemonOptions> & { configJson?: unknown } = {},
 ): Promise<TestDaemon> {
+  const ownsHome = options.home === undefined;
   const home = options.home ?? await tempHome();
   if (options.configJson !== undefined) {
     await Deno.writeTextFile(`${home}/config.json`, JSON.stringify(options.configJson));
@@ -58,7 +59,7 @@ export async function startTestDaemon(
     async [Symbol.asyncDispose]() {
       client.close();
       await daemon.stop();
-      await removeTree(home);
+      if (ownsHome) await removeTree(home);
     },
   };
 }

@@ -3,7 +3,13 @@ import { checkBodyHeaders, MAX_BODY_BYTES, readJsonBody } from "../../src/policy
 import { ServiceError } from "../../src/api/errors.ts";
 
 function post(body: BodyInit | null, headers: Record<string, string> = {}): Request {
-  return new Request("http://localhost/api/v1/actions", { method: "POST", body, headers });
+  // A server sees the framing headers; a constructed Request has none, so set them.
+  const framing: Record<string, string> = body === null ? {} : { "transfer-encoding": "chunked" };
+  return new Request("http://localhost/api/v1/actions", {
+    method: "POST",
+    body,
+    headers: { ...framing, ...headers },
+  });
 }
 
 async function codeOf(fn: () => unknown): Promise<string | null> {

@@ -1,0 +1,174 @@
+import { z } from "zod";
+import { invalidRequest, ServiceError } from "./errors.ts";
+import { jsonResponse } from "./json.ts";
+import type { Route } from "./route.ts";
+import { parseInput } from "./validate.ts";
+import { readJsonBody } from "../policy/body.ts";
+import { checkActionAuthority } from "../policy/access.ts";
+import type { Logger } from "../log.ts";
+import { parseDefinition } from "../automations/definition.ts";
+import type { RoutineService } from "../automations/routines.ts";
+import type { Scheduler } from "../automations/scheduler.ts";
+import type { CapabilityRegistry } from "../sessions/capabilities.ts";
+
+/** What the action router needs. */
+export interface ActionDeps {
+  readonly routines: RoutineService;
+  readonly scheduler: Scheduler;
+  readonly capabilities: CapabilityRegistry;
+  readonly log: Logger;
+}
+
+/** What an executor returns: the event kind, its payload and the versioned `result`. */
+interface ActionOutcome {
+  kind: string;
+  payload: Record<string, unknown>;
+  result?: unknown;
+}
+
+interface ActionDefinition {
+  /** The action-specific top-level fields (the envelope's are added). */
+  fields: z.ZodRawShape;
+  run(input: Record<string, unknown>): Promise<ActionOutcome> | ActionOutcome;
+}
+
+const id = z.string().min(1).max(96);
+
+/** A versioned automation action: kind `automations.changed`, payload = result (C4.1). */
+function automation(
+  fields: z.ZodRawShape,
+  run: (input: Record<string, unknown>) => unknown,
+): ActionDefinition {
+  return {
+    fields,
+    run: async (input) => {
+      const result = await run(input) as Record<string, unknown>;
+      return { kind: "automations.changed", payload: { ...result }, result };
+    },
+  };
+}
+
+/** The closed table of actions (C4.1, D5, D10): anything else is refused. */
+function actionTable(deps: ActionDeps): Record<string, ActionDefinition> {
+  const { routines, scheduler } = deps;
+  return {
+    "svc.capabilities.refresh": {
+      fields: {},
+      run: async () => ({
+        kind: "capabilities.changed",
+        payload: { capabilities: await deps.capabilities.refresh() },
+      }),
+    },
+    "svc.automations.list": automation({}, () => ({ routines: routines.list() })),
+    "svc.automations.get": automation(
+      { id },
+      (input) => ({ routine: routines.get(input.id as string) }),
+    ),
+    "svc.automations.create": automation(
+      { definition: z.unknown() },
+      (input) => routines.create(parseDefinition(input.definition)),
+    ),
+    "svc.automations.update": automation(
+      { definition: z.unknown() },
+      (input) => routines.update(parseDefinition(input.definition)),
+    ),
+    "svc.automations.delete": automation({ id }, (input) => routines.delete(input.id as string)),
+    "svc.automations.tick": automation({}, () => scheduler.tick()),
+    "svc.automations.runs": automation(
+      { id, limit: z.number().int().optional() },
+      (input) => ({ runs: routines.runs(input.id as string, (input.limit as number) ?? 20) }),
+    ),
+    "svc.automations.run": {
+      fields: {
+        id,
+        cwd: z.string().refine((path) => path.startsWith("/") || /^[A-Za-z]:[\\/]/.test(path), {
+          message: "must be an absolute path",
+        }).optional(),
+      },
+      run: async (input) => {
+        const result = await routines.runNow(input.id as string, input.cwd as string | undefined);
+        const payload: Record<string, unknown> = { ...result };
+        if (result.error && result.status === "failed") payload.error = result.error;
+        return { kind: "automations.changed", payload, result };
+      },
+    },
+    "svc.automations.import": automation({}, () => routines.import()),
+    "svc.automations.health": automation({ id }, (input) => routines.health(input.id as string)),
+  };
+}
+
+const envelopeSchema = z.object({
+  action: z.string({ error: "is required" }).min(1),
+  origin: z.string().optional(),
+  intentId: z.string().optional(),
+});
+
+/** The action failure shape (C4.1, D10) around the one typed error. */
+function rejected(error: ServiceError): ServiceError {
+  return new ServiceError(error.code, error.status, error.message, error.details, {
+    ...error.extra,
+    ok: false,
+    accepted: false,
+    status: "rejected",
+    reason: error.message,
+  });
+}
+
+/**
+ * `POST /actions` (C4.1): malformed JSON or a missing `action` → 400; over
+ * TCP every `svc.automations.*` id outside the diagnostics allowlist, known
+ * or not, → 403 `AUTHORITY_REQUIRED` before validation; unknown ids → 400
+ * (fail closed); then the action's closed schema and its executor.
+ */
+export function actionRoutes(deps: ActionDeps): Route[] {
+  const table = actionTable(deps);
+  return [{
+    method: "POST",
+    path: "/actions",
+    handler: async ({ req, peer }) => {
+      try {
+        const body = await readJsonBody(req);
+        if (body === null || typeof body !== "object" || Array.isArray(body)) {
+          throw invalidRequest("Action request must be a JSON object");
+        }
+        const envelope = parseInput(envelopeSchema, body);
+        checkActionAuthority(peer, envelope.action);
+        const action = table[envelope.action];
+        if (!action) {
+          throw invalidRequest(`Unknown action "${envelope.action}"`, "action");
+        }
+        if ("contextAdmission" in body) {
+          throw invalidRequest(
+            'Field "contextAdmission" is not accepted on actions',
+            "contextAdmission",
+          );
+        }
+        const input = parseInput(
+          z.strictObject({ ...envelopeSchema.shape, ...action.fields }),
+          body,
+        );
+        const outcome = await action.run(input);
+        return jsonResponse({
+          ok: true,
+          accepted: true,
+          action: envelope.action,
+          status: "completed",
+          event: {
+            kind: outcome.kind,
+            action: envelope.action,
+            origin: envelope.origin ?? null,
+            intentId: envelope.intentId ?? null,
+            payload: outcome.payload,
+          },
+          ...(outcome.result === undefined ? {} : { result: outcome.result }),
+        });
+      } catch (error) {
+        if (error instanceof ServiceError) throw rejected(error);
+        deps.log.error("Action failed unexpectedly", { error });
+        throw rejected(
+          new ServiceError("internal_error", 500, "The daemon hit an unexpected error"),
+        );
+      }
+    },
+  }];
+}

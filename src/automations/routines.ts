@@ -1,0 +1,203 @@
+import type { DatabaseSync } from "node:sqlite";
+import { ServiceError } from "../api/errors.ts";
+import { type Clock, isoTime } from "../clock.ts";
+import { newId } from "../ids.ts";
+import { transaction } from "../store/db.ts";
+import { type RoutineRow, type RoutinesStore, storedRoutine } from "../store/routines_store.ts";
+import { type RunRecord, runRecord, type RunRow, type RunsStore } from "../store/runs_store.ts";
+import type { RoutineDefinition, StoredRoutine } from "./definition.ts";
+import { type RoutineHealth, routineHealth } from "./health.ts";
+import { type LegacySources, readLegacyRoutines } from "./import_legacy.ts";
+import { LEASE_MS } from "./scheduler.ts";
+import type { Runner } from "./runner.ts";
+
+/** Options of the routine service. */
+export interface RoutineServiceOptions {
+  db: DatabaseSync;
+  routines: RoutinesStore;
+  runs: RunsStore;
+  runner: Runner;
+  clock: Clock;
+  instanceId: string;
+  hostZone: () => string;
+  legacySources: LegacySources;
+}
+
+/** The `run` action's result (C4.1, D10). */
+export interface RunNowResult {
+  runId: string | null;
+  status: "running" | "succeeded" | "failed" | "timed_out" | "skipped";
+  sessionId: string | null;
+  error: { code: string; message: string } | null;
+}
+
+/** The `import` action's result (D13). */
+export interface ImportResult {
+  imported: string[];
+  skipped: Array<{ id: string; reason: string }>;
+  failed: Array<{ file: string; reason: string }>;
+}
+
+function routineNotFound(id: string): ServiceError {
+  return new ServiceError("routine_not_found", 404, `Routine "${id}" does not exist`, { id });
+}
+
+/** Routine CRUD, manual runs, run history, health and import: what the actions call (D10). */
+export class RoutineService {
+  readonly #o: RoutineServiceOptions;
+
+  constructor(options: RoutineServiceOptions) {
+    this.#o = options;
+  }
+
+  list(): StoredRoutine[] {
+    return this.#o.routines.list().map(storedRoutine);
+  }
+
+  get(id: string): StoredRoutine | null {
+    const row = this.#o.routines.get(id);
+    return row ? storedRoutine(row) : null;
+  }
+
+  /** Creates a routine; 409 `routine_exists` for a taken id. ACTIVE plans from now on. */
+  create(definition: RoutineDefinition): { routine: StoredRoutine; createdAt: string } {
+    const now = isoTime(this.#o.clock.now());
+    const row: RoutineRow = {
+      id: definition.id,
+      definition,
+      createdAt: now,
+      updatedAt: now,
+      activeSince: definition.status === "ACTIVE" ? now : null,
+      lastPlannedAt: null,
+      missedCount: 0,
+    };
+    if (!this.#o.routines.insert(row)) {
+      throw new ServiceError("routine_exists", 409, `Routine "${definition.id}" already exists`, {
+        id: definition.id,
+      });
+    }
+    return { routine: storedRoutine(row), createdAt: now };
+  }
+
+  /**
+   * Replaces a routine's definition. PAUSED → ACTIVE restarts planning at
+   * now, so occurrences from before never fire; → PAUSED stops planning.
+   */
+  update(definition: RoutineDefinition): { routine: StoredRoutine; updatedAt: string } {
+    const current = this.#o.routines.get(definition.id);
+    if (!current) throw routineNotFound(definition.id);
+    const now = isoTime(this.#o.clock.now());
+    const wasActive = current.definition.status === "ACTIVE";
+    const isActive = definition.status === "ACTIVE";
+    const row: RoutineRow = {
+      ...current,
+      definition,
+      updatedAt: now,
+      activeSince: isActive ? (wasActive ? current.activeSince : now) : null,
+      lastPlannedAt: isActive && wasActive ? current.lastPlannedAt : null,
+    };
+    this.#o.routines.replace(row);
+    return { routine: storedRoutine(row), updatedAt: now };
+  }
+
+  /** Deletes a routine and its run history; a run in progress finishes as a plain session. */
+  delete(id: string): { id: string; deleted: true } {
+    if (!this.#o.routines.delete(id)) throw routineNotFound(id);
+    return { id, deleted: true };
+  }
+
+  /** Recent runs, newest first (limit clamped 1–1000, default 20). */
+  runs(id: string, limit = 20): RunRecord[] {
+    if (!this.#o.routines.get(id)) throw routineNotFound(id);
+    return this.#o.runs.listForRoutine(id, Math.min(1000, Math.max(1, limit))).map(runRecord);
+  }
+
+  health(id: string): RoutineHealth {
+    const routine = this.#o.routines.get(id);
+    if (!routine) throw routineNotFound(id);
+    return routineHealth(routine, this.#o.runs.listForRoutine(id, 100), {
+      nowMs: this.#o.clock.now(),
+      hostZone: this.#o.hostZone(),
+    });
+  }
+
+  /**
+   * Runs a routine now through the same launch path as the scheduler (C3).
+   * Problems (unknown routine, no cwd, launch failure, a run still active)
+   * are results, not errors (C4.1, D10).
+   */
+  async runNow(id: string, cwdOverride?: string): Promise<RunNowResult> {
+    const { routines, runs, runner, clock, instanceId, db } = this.#o;
+    const routine = routines.get(id);
+    if (!routine) {
+      return {
+        runId: null,
+        status: "failed",
+        sessionId: null,
+        error: { code: "routine_not_found", message: `Routine "${id}" does not exist` },
+      };
+    }
+    const nowMs = clock.now();
+    const now = isoTime(nowMs);
+    const run: RunRow = {
+      id: newId("run", nowMs),
+      routineId: id,
+      trigger: "manual",
+      scheduledFor: null,
+      status: "running",
+      sessionId: null,
+      startedAt: null,
+      endedAt: null,
+      exitCode: null,
+      error: null,
+      leaseOwner: instanceId,
+      leaseExpiresAt: isoTime(nowMs + LEASE_MS),
+      createdAt: now,
+    };
+    const overlapping = transaction(db, () => {
+      if (runs.running(id).length > 0) {
+        runs.insert({
+          ...run,
+          status: "skipped",
+          endedAt: now,
+          leaseOwner: null,
+          leaseExpiresAt: null,
+          error: {
+            code: "overlap",
+            message: "A run of this routine is still active (overlap forbid)",
+          },
+        });
+        return true;
+      }
+      runs.insert(run);
+      return false;
+    });
+    const started = overlapping
+      ? runs.get(run.id)!
+      : await runner.start(run, routine, cwdOverride ?? routine.definition.cwd);
+    return {
+      runId: started.id,
+      status: started.status,
+      sessionId: started.sessionId,
+      error: started.error,
+    };
+  }
+
+  /** Imports legacy routines (D13): always PAUSED; existing ids are skipped first. */
+  async import(): Promise<ImportResult> {
+    const result: ImportResult = { imported: [], skipped: [], failed: [] };
+    for (const entry of await readLegacyRoutines(this.#o.legacySources)) {
+      if (entry.id !== null && this.#o.routines.get(entry.id)) {
+        result.skipped.push({ id: entry.id, reason: "exists" });
+      } else if (entry.outcome === "skip") {
+        result.skipped.push({ id: entry.id, reason: entry.reason });
+      } else if (entry.outcome === "fail") {
+        result.failed.push({ file: entry.file, reason: entry.reason });
+      } else {
+        this.create({ ...entry.definition, status: "PAUSED" });
+        result.imported.push(entry.id);
+      }
+    }
+    return result;
+  }
+}

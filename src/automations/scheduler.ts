@@ -1,0 +1,275 @@
+import type { DatabaseSync } from "node:sqlite";
+import { type Clock, isoTime } from "../clock.ts";
+import { newId } from "../ids.ts";
+import type { Logger } from "../log.ts";
+import { transaction } from "../store/db.ts";
+import type { RoutineRow, RoutinesStore } from "../store/routines_store.ts";
+import type { RunRow, RunsStore } from "../store/runs_store.ts";
+import { nextOccurrence, resolveTimeZone } from "./next_due.ts";
+import { planOccurrences } from "./plan.ts";
+import { parseRrule } from "./rrule.ts";
+import type { Runner } from "./runner.ts";
+
+/** The scheduler's cadence (C3, C8): it plans at least this often. */
+export const CADENCE_MS = 60_000;
+/** A claimed run's lease lasts this long and is renewed every pass while it runs. */
+export const LEASE_MS = 3 * CADENCE_MS;
+
+/** What one pass did (the `tick` action's result, D10). */
+export interface TickReport {
+  planned: Array<{ routineId: string; scheduledFor: string; missed: number }>;
+  recovered: Array<{ runId: string; routineId: string; error: string }>;
+  claimed: Array<{ routineId: string; runId: string; scheduledFor: string; status: string }>;
+  failures: Array<{ routineId: string; runId?: string; error: { code: string; message: string } }>;
+}
+
+/** Options of the scheduler. */
+export interface SchedulerOptions {
+  db: DatabaseSync;
+  routines: RoutinesStore;
+  runs: RunsStore;
+  runner: Runner;
+  clock: Clock;
+  log: Logger;
+  /** This daemon's instance id: the owner of the leases it takes. */
+  instanceId: string;
+  /** The host's time zone, for `timezone: "local"` (read at planning time). */
+  hostZone: () => string;
+}
+
+/** The zone a routine's occurrences are computed in. */
+export function routineZone(routine: RoutineRow, hostZone: string): string {
+  return resolveTimeZone(routine.definition.timezone, hostZone);
+}
+
+/** Where planning of an ACTIVE routine resumes: the last planned instant, else when it became ACTIVE. */
+export function planningAnchor(routine: RoutineRow): number | null {
+  const anchor = routine.lastPlannedAt ?? routine.activeSince;
+  return anchor === null ? null : Date.parse(anchor);
+}
+
+/**
+ * The durable scheduler (C3, D12), after the Kubernetes CronJob controller:
+ * the "what is due" decision is the pure `planOccurrences`; this class does
+ * the I/O around it. Each pass commits, in one transaction per routine, the
+ * missed occurrences, the claimed run (UNIQUE per occurrence, so no restart,
+ * crash or second pass starts it twice) and the new planning window; only
+ * then does it launch. It wakes at the next due instant and at least every
+ * 60 s; a wall-clock jump (sleep, resume, clock change) is simply a longer
+ * window at the next pass, whose older occurrences are missed under `latest`.
+ */
+export class Scheduler {
+  readonly #options: SchedulerOptions;
+  readonly #stop = new AbortController();
+  #loop: Promise<void> | null = null;
+  #lastTickMs: number | null = null;
+
+  constructor(options: SchedulerOptions) {
+    this.#options = options;
+  }
+
+  /** When the last pass ran (health's staleness), or null. */
+  get lastTickMs(): number | null {
+    return this.#lastTickMs;
+  }
+
+  /**
+   * At start-up: runs left `running` by a daemon that is gone (their lease
+   * owner is not this instance) are closed `failed` with `daemon_restarted`;
+   * their occurrence is never run again.
+   */
+  recover(): TickReport["recovered"] {
+    const { runs, clock, instanceId } = this.#options;
+    const recovered: TickReport["recovered"] = [];
+    for (const run of runs.running()) {
+      if (run.leaseOwner === instanceId) continue;
+      runs.update(run.id, {
+        status: "failed",
+        endedAt: isoTime(clock.now()),
+        leaseOwner: null,
+        leaseExpiresAt: null,
+        error: {
+          code: "daemon_restarted",
+          message: `The daemon that ran this (${
+            run.leaseOwner ?? "unknown"
+          }) stopped before it ended`,
+        },
+      });
+      recovered.push({ runId: run.id, routineId: run.routineId, error: "daemon_restarted" });
+    }
+    return recovered;
+  }
+
+  /** Starts the loop. */
+  start(): void {
+    this.#loop ??= this.#run();
+  }
+
+  /** Stops the loop and waits for it. */
+  async stop(): Promise<void> {
+    this.#stop.abort();
+    await this.#loop;
+  }
+
+  /** One planning pass at the clock's now (also the `tick` action). */
+  async tick(): Promise<TickReport> {
+    const { routines, runs, runner, clock, instanceId, hostZone } = this.#options;
+    const nowMs = clock.now();
+    this.#lastTickMs = nowMs;
+    const report: TickReport = {
+      planned: [],
+      recovered: this.recover(),
+      claimed: [],
+      failures: [],
+    };
+    runs.renewLeases(instanceId, isoTime(nowMs + LEASE_MS));
+    const toStart: Array<{ run: RunRow; routine: RoutineRow }> = [];
+    for (const routine of routines.list()) {
+      if (routine.definition.status !== "ACTIVE") continue;
+      try {
+        const claimed = this.#planRoutine(routine, nowMs, hostZone(), report);
+        if (claimed) toStart.push({ run: claimed, routine });
+      } catch (error) {
+        this.#options.log.error("Planning a routine failed", { routineId: routine.id, error });
+        report.failures.push({
+          routineId: routine.id,
+          error: { code: "planning_failed", message: (error as Error).message },
+        });
+      }
+    }
+    for (const { run, routine } of toStart) {
+      const started = await runner.start(run, routine, routine.definition.cwd);
+      const entry = report.claimed.find((c) => c.runId === run.id)!;
+      entry.status = started.status;
+      if (started.status === "failed" && started.error) {
+        report.failures.push({ routineId: routine.id, runId: run.id, error: started.error });
+      }
+    }
+    return report;
+  }
+
+  /** Milliseconds until the next pass: the next due instant, at most the cadence. */
+  msUntilNextPass(): number {
+    const { routines, clock, hostZone } = this.#options;
+    const nowMs = clock.now();
+    let wake = nowMs + CADENCE_MS;
+    for (const routine of routines.list()) {
+      if (routine.definition.status !== "ACTIVE") continue;
+      const anchor = planningAnchor(routine);
+      if (anchor === null) continue;
+      try {
+        const rule = parseRrule(routine.definition.rrule);
+        wake = Math.min(
+          wake,
+          nextOccurrence(rule, Math.max(anchor, nowMs), routineZone(routine, hostZone())),
+        );
+      } catch {
+        // An unplannable routine is reported by tick, not here.
+      }
+    }
+    return Math.max(0, wake - nowMs);
+  }
+
+  #planRoutine(
+    routine: RoutineRow,
+    nowMs: number,
+    zone: string,
+    report: TickReport,
+  ): RunRow | null {
+    const { db, routines, runs, instanceId } = this.#options;
+    const anchor = planningAnchor(routine) ?? nowMs;
+    const plan = planOccurrences({
+      rule: parseRrule(routine.definition.rrule),
+      timeZone: routineZone(routine, zone),
+      lastPlannedMs: anchor,
+      nowMs,
+    });
+    const now = isoTime(nowMs);
+    return transaction(db, () => {
+      for (const missed of plan.missed) {
+        runs.insert(skippedRun(routine.id, missed, nowMs, {
+          code: "missed",
+          message: "A newer occurrence was due at the same pass (misfire latest)",
+        }));
+      }
+      // A clock that went back never moves the window back: nothing is planned twice.
+      routines.markPlanned(routine.id, isoTime(Math.max(anchor, nowMs)), plan.missedCount);
+      if (plan.due === null) return null;
+      const scheduledFor = isoTime(plan.due);
+      report.planned.push({ routineId: routine.id, scheduledFor, missed: plan.missedCount });
+      if (runs.running(routine.id).length > 0) {
+        runs.insert(skippedRun(routine.id, plan.due, nowMs, {
+          code: "overlap",
+          message: "A run of this routine was still active (overlap forbid)",
+        }));
+        return null;
+      }
+      const run: RunRow = {
+        id: newId("run", nowMs),
+        routineId: routine.id,
+        trigger: "schedule",
+        scheduledFor,
+        status: "running",
+        sessionId: null,
+        startedAt: null,
+        endedAt: null,
+        exitCode: null,
+        error: null,
+        leaseOwner: instanceId,
+        leaseExpiresAt: isoTime(nowMs + LEASE_MS),
+        createdAt: now,
+      };
+      if (!runs.insert(run)) return null; // Already claimed: never twice.
+      report.claimed.push({
+        routineId: routine.id,
+        runId: run.id,
+        scheduledFor,
+        status: "running",
+      });
+      return run;
+    });
+  }
+
+  async #run(): Promise<void> {
+    const { clock, log } = this.#options;
+    while (!this.#stop.signal.aborted) {
+      try {
+        await this.tick();
+      } catch (error) {
+        log.error("Scheduler pass failed", { error });
+      }
+      const waitMs = this.msUntilNextPass();
+      const before = clock.now();
+      await clock.sleep(waitMs, this.#stop.signal);
+      const slept = clock.now() - before;
+      if (slept < 0 || slept > waitMs + CADENCE_MS) {
+        log.warn("Wall clock jumped; re-planning now", { expectedMs: waitMs, sleptMs: slept });
+      }
+    }
+  }
+}
+
+/** A `skipped` run record for an occurrence that does not run. */
+function skippedRun(
+  routineId: string,
+  occurrenceMs: number,
+  nowMs: number,
+  error: { code: string; message: string },
+): RunRow {
+  const now = isoTime(nowMs);
+  return {
+    id: newId("run", nowMs),
+    routineId,
+    trigger: "schedule",
+    scheduledFor: isoTime(occurrenceMs),
+    status: "skipped",
+    sessionId: null,
+    startedAt: null,
+    endedAt: now,
+    exitCode: null,
+    error,
+    leaseOwner: null,
+    leaseExpiresAt: null,
+    createdAt: now,
+  };
+}

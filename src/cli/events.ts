@@ -1,0 +1,251 @@
+import type { SvcClient } from "../client/client.ts";
+import type { EventRecord } from "../store/events_store.ts";
+import type { SessionRecord } from "../store/sessions_store.ts";
+import { CLIENT_OPTIONS, parseCommandArgs } from "./args.ts";
+import { type Command, EXIT, type Io, UsageError } from "./command.ts";
+import { connect } from "./connect.ts";
+import { describeError } from "./output.ts";
+
+/** How long one `--follow` request waits for a new event (D8 `waitMs`, at most 30000). */
+const FOLLOW_WAIT_MS = 25_000;
+/** Events per request when reading a whole log or following one. */
+const PAGE_LIMIT = 1000;
+/** Pause between reads while an ended session's `session.ended` event is being written. */
+const ENDING_POLL_MS = 25;
+/** Exit code after Ctrl-C: 128 + SIGINT, as shells report it. */
+const EXIT_INTERRUPTED = 130;
+
+/** A page of `GET /sessions/{id}/events` (C2.2, D8). */
+interface EventPage {
+  events: EventRecord[];
+  nextCursor: { afterSeq: number };
+  hasMore: boolean;
+}
+
+/** `svc events SESSION`: a session's events, once or followed to its end (D1, D8). */
+export const eventsCommand: Command = {
+  name: "events",
+  summary: "Print or follow a session's events",
+  usage: `Usage: svc events SESSION [--after N] [--limit N] [--follow] [--home DIR] [--json]
+
+Prints the events of SESSION after seq N (default 0). Output is printed as the
+session wrote it (its stdout data to stdout, its stderr data to stderr); other
+events are one line "[seq] kind {payload}" on stderr. --json prints one event
+record per line (JSONL) on stdout.
+
+Options:
+  --after N   start after the event with seq N
+  --limit N   print at most N events
+  --follow    wait for new events until the session ends (exit 0); Ctrl-C stops (exit 130)`,
+  async run(args, io) {
+    const { values, positionals } = parseCommandArgs(args, {
+      ...CLIENT_OPTIONS,
+      after: { type: "string" },
+      limit: { type: "string" },
+      follow: { type: "boolean" },
+    }, { positionals: 1 });
+    const sessionId = positionals[0];
+    if (sessionId === undefined) throw new UsageError("Missing SESSION");
+    const afterSeq = values.after === undefined ? 0 : integerOption(values.after, "--after", 0);
+    const limit = values.limit === undefined
+      ? undefined
+      : integerOption(values.limit, "--limit", 1);
+    if (values.follow && limit !== undefined) {
+      throw new UsageError('"--limit" cannot be combined with "--follow"');
+    }
+    const { client } = connect(values.home, io);
+    try {
+      const printer = eventPrinter(io, values.json);
+      return values.follow
+        ? await followEvents(client, sessionId, printer, afterSeq)
+        : await readEvents(client, sessionId, printer, { afterSeq, limit });
+    } finally {
+      client.close();
+    }
+  },
+};
+
+/** Prints events, and a daemon refusal, the way `svc events` does. */
+export interface EventPrinter {
+  event(event: EventRecord): void;
+  /** Prints an error envelope; returns exit 1. */
+  refused(body: unknown): number;
+}
+
+/**
+ * `--json`: one event record per line. Otherwise output data raw on its
+ * stream and other kinds as `[seq] kind {payload}` on stderr, dim only when
+ * both streams are terminals and `NO_COLOR` is unset.
+ */
+export function eventPrinter(io: Io, json: boolean | undefined): EventPrinter {
+  const terminal = Deno.stdout.isTerminal() && Deno.stderr.isTerminal();
+  const color = terminal && !io.env("NO_COLOR");
+  let midLine = false;
+  return {
+    event(event) {
+      if (json) {
+        io.out(JSON.stringify(event));
+        return;
+      }
+      if (event.kind === "output") {
+        const payload = parsePayload(event.payload_json);
+        const data = typeof payload.data === "string" ? payload.data : "";
+        if (payload.stream === "stderr") io.writeErr(data);
+        else io.write(data);
+        if (data.length > 0) midLine = !data.endsWith("\n");
+        return;
+      }
+      // On one terminal, start the note on its own line after unterminated output.
+      const prefix = terminal && midLine ? "\n" : "";
+      midLine = false;
+      const line = `[${event.seq}] ${event.kind} ${event.payload_json}`;
+      io.err(prefix + (color ? `\x1b[2m${line}\x1b[22m` : line));
+    },
+    refused(body) {
+      io.err(json ? JSON.stringify(body, null, 2) : describeError(body));
+      return EXIT.refused;
+    },
+  };
+}
+
+/**
+ * Follows a session's log from `afterSeq` with long polls until its
+ * `session.ended` event is printed (exit 0). SIGINT aborts the wait: exit 130.
+ */
+export async function followEvents(
+  client: SvcClient,
+  sessionId: string,
+  printer: EventPrinter,
+  afterSeq: number,
+): Promise<number> {
+  const controller = new AbortController();
+  const { signal } = controller;
+  const interrupt = () => controller.abort();
+  Deno.addSignalListener("SIGINT", interrupt);
+  try {
+    let cursor = afterSeq;
+    for (;;) {
+      const path = eventsPath(sessionId, {
+        afterSeq: cursor,
+        limit: PAGE_LIMIT,
+        waitMs: FOLLOW_WAIT_MS,
+      });
+      const response = await client.request<EventPage>("GET", path, undefined, { signal });
+      if (!response.ok) return printer.refused(response.body);
+      for (const event of response.body.events) {
+        printer.event(event);
+        if (event.kind === "session.ended") return EXIT.ok;
+      }
+      cursor = response.body.nextCursor.afterSeq;
+      if (response.body.events.length > 0) continue;
+      // An empty page: the wait ran out, or the session is no longer running.
+      const state = await logState(client, sessionId, cursor, signal);
+      if (state === "finished") return EXIT.ok;
+      if (state === "ending") await abortableDelay(ENDING_POLL_MS, signal);
+    }
+  } catch (error) {
+    if (signal.aborted) return EXIT_INTERRUPTED;
+    if (error instanceof Deno.errors.BrokenPipe) return EXIT.ok;
+    throw error;
+  } finally {
+    Deno.removeSignalListener("SIGINT", interrupt);
+  }
+}
+
+/** Reads everything after `afterSeq`, or at most `limit` events, in pages. */
+async function readEvents(
+  client: SvcClient,
+  sessionId: string,
+  printer: EventPrinter,
+  { afterSeq, limit }: { afterSeq: number; limit: number | undefined },
+): Promise<number> {
+  try {
+    let cursor = afterSeq;
+    let remaining = limit ?? Infinity;
+    while (remaining > 0) {
+      const pageLimit = Math.min(remaining, PAGE_LIMIT);
+      const response = await client.get<EventPage>(
+        eventsPath(sessionId, { afterSeq: cursor, limit: pageLimit }),
+      );
+      if (!response.ok) return printer.refused(response.body);
+      for (const event of response.body.events) printer.event(event);
+      remaining -= response.body.events.length;
+      cursor = response.body.nextCursor.afterSeq;
+      if (!response.body.hasMore) break;
+    }
+    return EXIT.ok;
+  } catch (error) {
+    if (error instanceof Deno.errors.BrokenPipe) return EXIT.ok;
+    throw error;
+  }
+}
+
+/**
+ * Whether a log that had nothing after `cursor` can still grow: `live` (the
+ * session runs), `ending` (it stopped but its `session.ended` event is still
+ * being written), or `finished` (nothing will ever come after `cursor`).
+ */
+async function logState(
+  client: SvcClient,
+  sessionId: string,
+  cursor: number,
+  signal: AbortSignal,
+): Promise<"live" | "ending" | "finished"> {
+  const session = await client.request<SessionRecord>(
+    "GET",
+    `/sessions/${encodeURIComponent(sessionId)}`,
+    undefined,
+    { signal },
+  );
+  // A refusal here surfaces on the next events read.
+  if (!session.ok || session.body.status === "running") return "live";
+  if (cursor > session.body.last_seq) return "finished";
+  if (cursor === 0) return "ending";
+  const last = await client.request<EventPage>(
+    "GET",
+    eventsPath(sessionId, { afterSeq: cursor - 1, limit: 1 }),
+    undefined,
+    { signal },
+  );
+  return last.ok && last.body.events[0]?.kind === "session.ended" ? "finished" : "ending";
+}
+
+function eventsPath(sessionId: string, query: Record<string, number>): string {
+  const params = new URLSearchParams(
+    Object.entries(query).map(([name, value]) => [name, String(value)]),
+  );
+  return `/sessions/${encodeURIComponent(sessionId)}/events?${params}`;
+}
+
+function parsePayload(payloadJson: string): Record<string, unknown> {
+  try {
+    const payload = JSON.parse(payloadJson);
+    return typeof payload === "object" && payload !== null ? payload : {};
+  } catch {
+    return {};
+  }
+}
+
+function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", abort);
+      resolve();
+    }, ms);
+    const abort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    if (signal.aborted) abort();
+    else signal.addEventListener("abort", abort, { once: true });
+  });
+}
+
+/** An integer flag value of at least `min`, else a `UsageError` naming the flag. */
+export function integerOption(text: string, flag: string, min: number): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < min) {
+    throw new UsageError(`"${flag}" must be an integer of ${min} or more, got "${text}"`);
+  }
+  return value;
+}

@@ -1,0 +1,212 @@
+import { resolve } from "node:path";
+import type { SvcClient } from "../client/client.ts";
+import { SESSION_STATUSES, type SessionRecord } from "../store/sessions_store.ts";
+import { CLIENT_OPTIONS, parseCommandArgs } from "./args.ts";
+import { type Command, type Io, UsageError } from "./command.ts";
+import { connect } from "./connect.ts";
+import { eventPrinter, followEvents, integerOption } from "./events.ts";
+import { printResponse, table } from "./output.ts";
+
+const KILL_SIGNALS = ["SIGTERM", "SIGKILL"];
+
+type Subcommand = (args: string[], io: Io) => Promise<number>;
+
+/** `svc sessions list|start|show|input|kill` (D1, D7). */
+export const sessionsCommand: Command = {
+  name: "sessions",
+  summary: "List, start, show, send input to and kill sessions",
+  usage: `Usage: svc sessions <subcommand> [options]
+
+Subcommands:
+  list [--status S] [--limit N]
+      Sessions, newest first (at most N, default 100). S: running, completed,
+      failed, killed, orphaned.
+  start --project-root DIR --harness ID [--cwd DIR] [--model M] [--title T]
+        [--follow] (PROMPT... | --prompt-file FILE | -)
+      Launches a session and prints its id. The prompt is the arguments joined
+      by spaces, the contents of FILE, or stdin with "-". --follow then prints
+      its events until it ends, like "svc events ID --follow".
+  show ID
+      The session record, one "key: value" line per field.
+  input ID TEXT... [--no-newline]
+      Writes TEXT (the arguments joined by spaces) and a newline to the
+      session's stdin; --no-newline leaves the newline out.
+  kill ID [--signal SIGTERM|SIGKILL]
+      Signals the session's process group (default SIGTERM, SIGKILL after 5s).
+
+Every subcommand takes --home DIR, and --json to print the raw response.`,
+  run(args, io) {
+    const [name, ...rest] = args;
+    if (name === undefined) throw new UsageError("Missing subcommand");
+    if (!Object.hasOwn(SUBCOMMANDS, name)) throw new UsageError(`Unknown subcommand "${name}"`);
+    return SUBCOMMANDS[name](rest, io);
+  },
+};
+
+const SUBCOMMANDS: Record<string, Subcommand> = {
+  list: listSessions,
+  start: startSession,
+  show: showSession,
+  input: sendInput,
+  kill: killSession,
+};
+
+async function listSessions(args: string[], io: Io): Promise<number> {
+  const { values } = parseCommandArgs(args, {
+    ...CLIENT_OPTIONS,
+    status: { type: "string" },
+    limit: { type: "string" },
+  });
+  const query = new URLSearchParams();
+  if (values.status !== undefined) {
+    if (!(SESSION_STATUSES as readonly string[]).includes(values.status)) {
+      throw new UsageError(
+        `"--status" must be one of ${SESSION_STATUSES.join(", ")}, got "${values.status}"`,
+      );
+    }
+    query.set("status", values.status);
+  }
+  if (values.limit !== undefined) {
+    query.set("limit", String(integerOption(values.limit, "--limit", 1)));
+  }
+  const search = query.size > 0 ? `?${query}` : "";
+  return await withClient(values.home, io, async (client) => {
+    const response = await client.get<SessionRecord[]>(`/sessions${search}`);
+    return printResponse(io, response, values.json, (sessions) =>
+      table(
+        ["ID", "STATUS", "HARNESS", "CREATED", "TITLE"],
+        sessions.map((s) => [s.id, s.status, s.harness, s.created_at, oneLine(s.title)]),
+      ));
+  });
+}
+
+async function startSession(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, {
+    ...CLIENT_OPTIONS,
+    "project-root": { type: "string" },
+    harness: { type: "string" },
+    cwd: { type: "string" },
+    model: { type: "string" },
+    title: { type: "string" },
+    "prompt-file": { type: "string" },
+    follow: { type: "boolean" },
+  }, { positionals: Infinity });
+  const projectRoot = values["project-root"];
+  if (projectRoot === undefined) throw new UsageError('Missing "--project-root DIR"');
+  if (values.harness === undefined) throw new UsageError('Missing "--harness ID"');
+  const prompt = await readPrompt(positionals, values["prompt-file"]);
+  const request = {
+    projectRoot: resolve(projectRoot),
+    harness: values.harness,
+    prompt,
+    ...(values.cwd !== undefined && { cwd: resolve(values.cwd) }),
+    ...(values.model !== undefined && { model: values.model }),
+    ...(values.title !== undefined && { title: values.title }),
+  };
+  return await withClient(values.home, io, async (client) => {
+    const response = await client.post<SessionRecord>("/sessions", request);
+    if (!values.follow || !response.ok) {
+      return printResponse(io, response, values.json, (session) => session.id);
+    }
+    // Followed with --json: the record, then the events, one JSON value per line.
+    io.out(values.json ? JSON.stringify(response.body) : response.body.id);
+    return await followEvents(client, response.body.id, eventPrinter(io, values.json), 0);
+  });
+}
+
+async function showSession(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, CLIENT_OPTIONS, { positionals: 1 });
+  const sessionId = requireId(positionals);
+  return await withClient(values.home, io, async (client) => {
+    const response = await client.get<SessionRecord>(sessionPath(sessionId));
+    return printResponse(io, response, values.json, (session) => {
+      const entries = Object.entries(session);
+      const width = Math.max(...entries.map(([key]) => key.length)) + 1;
+      return entries
+        .map(([key, value]) => `${`${key}:`.padEnd(width)} ${value ?? "-"}`)
+        .join("\n");
+    });
+  });
+}
+
+async function sendInput(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, {
+    ...CLIENT_OPTIONS,
+    "no-newline": { type: "boolean" },
+  }, { positionals: Infinity });
+  const sessionId = requireId(positionals);
+  const data = positionals.slice(1).join(" ") + (values["no-newline"] ? "" : "\n");
+  if (data === "") throw new UsageError("Missing TEXT");
+  return await withClient(values.home, io, async (client) => {
+    const response = await client.post(`${sessionPath(sessionId)}/input`, { data });
+    const bytes = new TextEncoder().encode(data).length;
+    return printResponse(io, response, values.json, () => `Sent ${bytes} bytes to ${sessionId}`);
+  });
+}
+
+async function killSession(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, {
+    ...CLIENT_OPTIONS,
+    signal: { type: "string" },
+  }, { positionals: 1 });
+  const sessionId = requireId(positionals);
+  const signal = values.signal ?? "SIGTERM";
+  if (!KILL_SIGNALS.includes(signal)) {
+    throw new UsageError(`"--signal" must be SIGTERM or SIGKILL, got "${signal}"`);
+  }
+  return await withClient(values.home, io, async (client) => {
+    const response = await client.post(`${sessionPath(sessionId)}/kill`, { signal });
+    return printResponse(io, response, values.json, () => `Sent ${signal} to ${sessionId}`);
+  });
+}
+
+/** The prompt from the arguments, `--prompt-file FILE` or stdin (`-`). */
+async function readPrompt(positionals: string[], promptFile: string | undefined) {
+  if (promptFile !== undefined) {
+    if (positionals.length > 0) {
+      throw new UsageError('Give the prompt as arguments or with "--prompt-file", not both');
+    }
+    if (promptFile === "-") return await readStdin();
+    try {
+      return await Deno.readTextFile(promptFile);
+    } catch (error) {
+      throw new UsageError(`Cannot read prompt file "${promptFile}": ${(error as Error).message}`);
+    }
+  }
+  if (positionals.length === 0) {
+    throw new UsageError('Missing PROMPT (arguments, "--prompt-file FILE", or "-" for stdin)');
+  }
+  if (positionals.length === 1 && positionals[0] === "-") return await readStdin();
+  return positionals.join(" ");
+}
+
+function readStdin(): Promise<string> {
+  return new Response(Deno.stdin.readable).text();
+}
+
+async function withClient(
+  home: string | undefined,
+  io: Io,
+  call: (client: SvcClient) => Promise<number>,
+): Promise<number> {
+  const { client } = connect(home, io);
+  try {
+    return await call(client);
+  } finally {
+    client.close();
+  }
+}
+
+function requireId(positionals: string[]): string {
+  const sessionId = positionals[0];
+  if (sessionId === undefined) throw new UsageError("Missing session ID");
+  return sessionId;
+}
+
+function sessionPath(sessionId: string): string {
+  return `/sessions/${encodeURIComponent(sessionId)}`;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, " ");
+}
