@@ -14,6 +14,10 @@ import type { Runner } from "./runner.ts";
 export const CADENCE_MS = 60_000;
 /** A claimed run's lease lasts this long and is renewed every pass while it runs. */
 export const LEASE_MS = 3 * CADENCE_MS;
+/** The loop compares wall time at least this often to notice clock jumps. */
+const JUMP_CHECK_MS = 5_000;
+/** A slice that took this much longer than it slept is a jump (timer lateness is smaller). */
+const JUMP_TOLERANCE_MS = 2_000;
 
 /** What one pass did (the `tick` action's result, D10). */
 export interface TickReport {
@@ -55,8 +59,9 @@ export function planningAnchor(routine: RoutineRow): number | null {
  * missed occurrences, the claimed run (UNIQUE per occurrence, so no restart,
  * crash or second pass starts it twice) and the new planning window; only
  * then does it launch. It wakes at the next due instant and at least every
- * 60 s; a wall-clock jump (sleep, resume, clock change) is simply a longer
- * window at the next pass, whose older occurrences are missed under `latest`.
+ * 60 s, and re-plans at once when the wall clock jumps (resume from sleep,
+ * a clock change): the jump is a longer window at that pass, whose older
+ * occurrences are missed under `latest`.
  */
 export class Scheduler {
   readonly #options: SchedulerOptions;
@@ -231,21 +236,39 @@ export class Scheduler {
   }
 
   async #run(): Promise<void> {
-    const { clock, log } = this.#options;
+    const { log } = this.#options;
     while (!this.#stop.signal.aborted) {
       try {
         await this.tick();
       } catch (error) {
         log.error("Scheduler pass failed", { error });
       }
-      const waitMs = this.msUntilNextPass();
+      const jump = await this.#sleepUntilNextPass();
+      if (jump !== null) log.warn("Wall clock jumped; re-planning now", jump);
+    }
+  }
+
+  /**
+   * Sleeps until the next pass in slices of at most JUMP_CHECK_MS, comparing
+   * the wall clock after each: timers run on a monotonic clock that stops
+   * during system sleep, so a resume or a clock change shows up as a slice
+   * that took far more (or less) wall time than it slept. Returns the jump
+   * seen, or null when the sleep ended normally.
+   */
+  async #sleepUntilNextPass(): Promise<{ expectedMs: number; observedMs: number } | null> {
+    const { clock } = this.#options;
+    const target = clock.now() + this.msUntilNextPass();
+    while (!this.#stop.signal.aborted) {
       const before = clock.now();
-      await clock.sleep(waitMs, this.#stop.signal);
-      const slept = clock.now() - before;
-      if (slept < 0 || slept > waitMs + CADENCE_MS) {
-        log.warn("Wall clock jumped; re-planning now", { expectedMs: waitMs, sleptMs: slept });
+      const sliceMs = Math.min(target - before, JUMP_CHECK_MS);
+      if (sliceMs <= 0) return null;
+      await clock.sleep(sliceMs, this.#stop.signal);
+      const observedMs = clock.now() - before;
+      if (observedMs < 0 || observedMs > sliceMs + JUMP_TOLERANCE_MS) {
+        return { expectedMs: sliceMs, observedMs };
       }
     }
+    return null;
   }
 }
 

@@ -279,3 +279,23 @@ Deno.test("run: manual runs, missing cwd, unknown routine, launch failure (C4.1,
   assert.equal(latest?.status, "succeeded");
   assert.equal(latest?.trigger, "manual");
 });
+
+Deno.test("a wall-clock jump (resume from sleep) re-plans at once, missing the older occurrences", async () => {
+  await using r = await rig("2026-01-05T08:00:00.000Z");
+  await r.action("svc.automations.create", { definition: r.definition() });
+  r.t.daemon.scheduler.start();
+  for (let i = 0; i < 100 && r.clock.pending === 0; i++) await new Promise((s) => setTimeout(s, 2));
+  // The laptop sleeps for three days: wall time leaps while the timer waits for its slice.
+  r.clock.set(T("2026-01-08T09:10:00.000Z"));
+  await r.clock.advance(5_000);
+  let all: Json[] = [];
+  for (let i = 0; i < 200 && all.length < 4; i++) {
+    all = await runs(r);
+    await new Promise((s) => setTimeout(s, 5));
+  }
+  const claimed = all.filter((run) => run.status !== "skipped");
+  assert.deepEqual(claimed.map((run) => run.scheduledFor), ["2026-01-08T09:00:00.000Z"]);
+  assert.equal(all.filter((run) => run.error?.code === "missed").length, 3);
+  await r.t.daemon.scheduler.stop();
+  assert.match(await Deno.readTextFile(`${r.t.home}/logs/daemon.log`), /Wall clock jumped/);
+});

@@ -315,3 +315,53 @@ Deno.test("contextAdmission: valid → 503 and nothing runs; invalid → 400; on
     await waitForEnd(t.client, id);
   });
 });
+
+Deno.test("maxLiveSessions refuses more live sessions with 429 too_many_sessions (D3)", async () => {
+  await using t = await startTestDaemon({
+    configJson: { harnesses: fixtureHarnesses(), maxLiveSessions: 1 },
+  });
+  await withProject(async (project) => {
+    const first = await t.client.post<Json>("/sessions", {
+      projectRoot: project,
+      harness: "fixture-stdin",
+      prompt: "x",
+    });
+    assert.equal(first.status, 201);
+    const second = await t.client.post("/sessions", {
+      projectRoot: project,
+      harness: "fixture",
+      prompt: "exit 0",
+    });
+    assert.equal(second.status, 429);
+    assert.equal(errorOf(second.body).code, "too_many_sessions");
+    assert.equal(errorOf(second.body).details.limit, 1);
+    await t.client.post(`/sessions/${first.body.id}/input`, { data: "quit\n" });
+    await waitForEnd(t.client, first.body.id as string);
+    const third = await t.client.post<Json>("/sessions", {
+      projectRoot: project,
+      harness: "fixture",
+      prompt: "exit 0",
+    });
+    assert.equal(third.status, 201);
+    await waitForEnd(t.client, third.body.id as string);
+  });
+});
+
+Deno.test("a graceful stop ends live sessions as killed (D7)", async () => {
+  const t = await startTestDaemon({ configJson: { harnesses: fixtureHarnesses() } });
+  const project = await Deno.realPath(await tempHome());
+  const launched = await t.client.post<Json>("/sessions", {
+    projectRoot: project,
+    harness: "fixture-stdin",
+    prompt: "x",
+  });
+  const id = launched.body.id as string;
+  t.client.close();
+  await t.daemon.stop();
+  const restarted = await startTestDaemon({ home: t.home });
+  const record = await restarted.client.get<Json>(`/sessions/${id}`);
+  assert.equal(record.body.status, "killed");
+  await restarted[Symbol.asyncDispose]();
+  await removeTree(t.home);
+  await removeTree(project);
+});

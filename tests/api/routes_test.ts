@@ -1,0 +1,48 @@
+import assert from "node:assert/strict";
+import { buildRoutes, type RouteDeps } from "../../src/api/routes.ts";
+
+// The table is data: building it needs no live dependencies, only their shapes.
+const routes = buildRoutes(
+  new Proxy({}, { get: () => new Proxy({}, { get: () => () => {} }) }) as RouteDeps,
+);
+
+Deno.test("buildRoutes() lists every route of the contract once (C4)", () => {
+  const table = routes.map((route) => `${route.method} ${route.path}`);
+  assert.equal(new Set(table).size, table.length, "no route twice");
+  for (
+    const route of [
+      "GET /health",
+      "GET /capabilities",
+      "GET /api-version",
+      "POST /actions",
+      "GET /sessions",
+      "POST /sessions",
+      "GET /sessions/:id",
+      "POST /sessions/:id/input",
+      "POST /sessions/:id/kill",
+      "GET /events",
+      "GET /sessions/:id/events",
+      "GET /session-policy",
+      "POST /sessions/restricted",
+      "GET /sessions/:sessionId/artifacts/:artifactId",
+    ]
+  ) {
+    assert.ok(table.includes(route), route);
+  }
+});
+
+Deno.test("buildRoutes() puts static paths before parameterised ones that could shadow them", () => {
+  const paths = routes.map((route) => route.path);
+  assert.ok(paths.indexOf("/sessions/restricted") < paths.indexOf("/sessions/:id"));
+});
+
+Deno.test("buildRoutes() marks the owner-only routes (C5.4, D9, D11)", () => {
+  const ownerOnly = routes.filter((route) => route.ownerOnly).map((route) =>
+    `${route.method} ${route.path}`
+  );
+  assert.deepEqual(ownerOnly.sort(), [
+    "GET /sessions/:sessionId/artifacts/:artifactId",
+    "POST /sessions/restricted",
+    "POST /shutdown",
+  ]);
+});
