@@ -125,6 +125,11 @@ export function actionRoutes(deps: ActionDeps): Route[] {
   return [{
     method: "POST",
     path: "/actions",
+    summary: "The action router (C4.1, D10)",
+    body: z.looseObject({
+      ...envelopeSchema.shape,
+      action: z.enum(Object.keys(table) as [string, ...string[]]),
+    }),
     handler: async ({ req, peer }) => {
       try {
         const body = await readJsonBody(req);

@@ -26,6 +26,7 @@ export function artifactRoutes(deps: ArtifactDeps): Route[] {
   return [{
     method: "GET",
     path: "/sessions/:sessionId/artifacts/:artifactId",
+    summary: "A raw (unredacted) artifact, owner-local only (D9)",
     ownerOnly: "Reading a raw artifact",
     handler: async ({ url, params }) => {
       if (!deps.rawArtifacts()) {

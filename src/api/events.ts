@@ -26,6 +26,7 @@ export function eventRoutes(deps: EventDeps): Route[] {
     {
       method: "GET",
       path: "/events",
+      summary: "An event page of a session (C4.2, D8)",
       handler: (ctx) => {
         const sessionId = ctx.url.searchParams.get("sessionId");
         if (!sessionId) {
@@ -37,6 +38,7 @@ export function eventRoutes(deps: EventDeps): Route[] {
     {
       method: "GET",
       path: "/sessions/:id/events",
+      summary: "An event page of a session, id in the path (C4.2, D8)",
       handler: (ctx) => readEvents(deps, ctx, ctx.params.id),
     },
   ];

@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import type { Peer } from "../policy/peer.ts";
 
 /** What a handler gets: the request, its parsed URL, the path parameters and the peer. */
@@ -13,6 +14,10 @@ export interface Route {
   readonly method: "GET" | "POST" | "DELETE";
   /** Path relative to `/api/v1`, in URLPattern syntax (`/sessions/:id`). */
   readonly path: string;
+  /** One line for people and for the OpenAPI document. */
+  readonly summary: string;
+  /** The request body's schema, when the route takes one (documentation only). */
+  readonly body?: z.ZodType;
   /** When set, a TCP peer gets 403 `forbidden` naming this, before the handler runs. */
   readonly ownerOnly?: string;
   readonly handler: (ctx: RouteContext) => Response | Promise<Response>;

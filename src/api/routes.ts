@@ -1,4 +1,7 @@
 import type { Route } from "./route.ts";
+import { jsonResponse } from "./json.ts";
+import { openApiDocument } from "./openapi.ts";
+import { SVC_VERSION } from "../version.ts";
 import { type ActionDeps, actionRoutes } from "./actions.ts";
 import { type ArtifactDeps, artifactRoutes } from "./artifacts.ts";
 import { type EventDeps, eventRoutes } from "./events.ts";
@@ -20,11 +23,18 @@ export interface RouteDeps {
  * `/sessions/:id`), which a test checks.
  */
 export function buildRoutes(deps: RouteDeps): Route[] {
-  return [
+  const routes: Route[] = [
     ...systemRoutes(deps.system),
     ...sessionRoutes(deps.sessions),
     ...eventRoutes(deps.events),
     ...artifactRoutes(deps.artifacts),
     ...actionRoutes(deps.actions),
   ];
+  routes.push({
+    method: "GET",
+    path: "/openapi.json",
+    summary: "This API as an OpenAPI 3.1 document (outside the stable subset)",
+    handler: () => jsonResponse(openApiDocument(routes, SVC_VERSION)),
+  });
+  return routes;
 }

@@ -10,6 +10,7 @@ import {
   defaultTitle,
   inputRequestSchema,
   killRequestSchema,
+  launchRequestSchema,
   parseLaunchRequest,
   refuseContextAdmission,
 } from "../sessions/launch_request.ts";
@@ -89,6 +90,7 @@ export function sessionRoutes(deps: SessionDeps): Route[] {
     {
       method: "GET",
       path: "/sessions",
+      summary: "Session records, newest first (D7)",
       handler: ({ url }) => {
         const status = url.searchParams.get("status");
         if (status !== null && !SESSION_STATUSES.includes(status as SessionStatus)) {
@@ -105,6 +107,8 @@ export function sessionRoutes(deps: SessionDeps): Route[] {
     {
       method: "POST",
       path: "/sessions",
+      summary: "Launch a harness session (C4, D7)",
+      body: launchRequestSchema,
       handler: async ({ req }) => {
         const request = parseLaunchRequest(await readJsonBody(req));
         refuseContextAdmission(request);
@@ -116,6 +120,7 @@ export function sessionRoutes(deps: SessionDeps): Route[] {
     {
       method: "GET",
       path: "/sessions/:id",
+      summary: "One session record (D7)",
       handler: ({ params }) => {
         const row = deps.sessions.get(params.id);
         if (!row) throw sessionNotFound(params.id);
@@ -125,6 +130,8 @@ export function sessionRoutes(deps: SessionDeps): Route[] {
     {
       method: "POST",
       path: "/sessions/:id/input",
+      summary: "Write to a live session's stdin (D7)",
+      body: inputRequestSchema,
       handler: async ({ req, params }) => {
         const request = parseInput(inputRequestSchema, await readJsonBody(req));
         refuseContextAdmission(request);
@@ -135,6 +142,8 @@ export function sessionRoutes(deps: SessionDeps): Route[] {
     {
       method: "POST",
       path: "/sessions/:id/kill",
+      summary: "End a live session's process group (D7)",
+      body: killRequestSchema,
       handler: async ({ req, params }) => {
         const request = parseInput(killRequestSchema, await readJsonBody(req));
         deps.supervisor.kill(params.id, request.signal ?? "SIGTERM");

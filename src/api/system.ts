@@ -45,6 +45,7 @@ export function systemRoutes(deps: SystemDeps): Route[] {
     {
       method: "GET",
       path: "/health",
+      summary: "The handshake: health, contract version, capabilities (C2.5, D5)",
       handler: ({ peer }) => {
         const now = deps.clock.now();
         const degraded = deps.storeDegraded();
@@ -68,16 +69,19 @@ export function systemRoutes(deps: SystemDeps): Route[] {
     {
       method: "GET",
       path: "/capabilities",
+      summary: "Capability records (C2.4, D5)",
       handler: () => jsonResponse({ capabilities: deps.capabilities() }),
     },
     {
       method: "GET",
       path: "/api-version",
+      summary: 'Legacy route-family diagnostic: {"version":"v1"}',
       handler: () => jsonResponse({ version: "v1" }),
     },
     {
       method: "GET",
       path: "/session-policy",
+      summary: "Inert session-policy discovery (D11)",
       handler: () =>
         jsonResponse({
           contract: SESSION_POLICY_CONTRACT,
@@ -88,6 +92,8 @@ export function systemRoutes(deps: SystemDeps): Route[] {
     {
       method: "POST",
       path: "/sessions/restricted",
+      summary: "Restricted launch: always refused, owner-local only (C4.4, D11)",
+      body: restrictedLaunchSchema,
       ownerOnly: "Restricted launch",
       handler: async ({ req }) => {
         const body = await readJsonBody(req, RESTRICTED_BODY_BYTES);
@@ -110,6 +116,7 @@ export function systemRoutes(deps: SystemDeps): Route[] {
     {
       method: "POST",
       path: "/shutdown",
+      summary: "Graceful daemon stop (first-party, owner-local only)",
       ownerOnly: "Shutting the daemon down",
       handler: () => {
         deps.requestShutdown();

@@ -7,12 +7,29 @@ import { createLogger, silentLogger } from "../../src/log.ts";
 import { tcpPeer, UNIX_PEER } from "../../src/policy/peer.ts";
 
 const routes: Route[] = [
-  { method: "GET", path: "/things/:id", handler: ({ params }) => jsonResponse({ id: params.id }) },
-  { method: "POST", path: "/things", handler: () => jsonResponse({ made: true }, 201) },
-  { method: "POST", path: "/owner", ownerOnly: "Owner thing", handler: () => jsonResponse({}) },
+  {
+    method: "GET",
+    path: "/things/:id",
+    summary: "test",
+    handler: ({ params }) => jsonResponse({ id: params.id }),
+  },
+  {
+    method: "POST",
+    path: "/things",
+    summary: "test",
+    handler: () => jsonResponse({ made: true }, 201),
+  },
+  {
+    method: "POST",
+    path: "/owner",
+    summary: "test",
+    ownerOnly: "Owner thing",
+    handler: () => jsonResponse({}),
+  },
   {
     method: "GET",
     path: "/boom",
+    summary: "test",
     handler: () => {
       throw new Error("secret stack detail");
     },
@@ -20,6 +37,7 @@ const routes: Route[] = [
   {
     method: "GET",
     path: "/typed",
+    summary: "test",
     handler: () => {
       throw new ServiceError("session_not_found", 404, 'Session "x" does not exist', {
         sessionId: "x",

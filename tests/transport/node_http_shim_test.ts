@@ -13,11 +13,13 @@ const handler = createHandler([
   {
     method: "GET",
     path: "/who",
+    summary: "test",
     handler: ({ peer }) => jsonResponse({ transport: peer.transport }),
   },
   {
     method: "POST",
     path: "/echo",
+    summary: "test",
     handler: async ({ req }) => jsonResponse({ got: await readJsonBody(req) }),
   },
 ], { instanceId: "shim", log: silentLogger });
