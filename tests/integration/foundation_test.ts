@@ -220,7 +220,9 @@ Deno.test("unknown routes get 404 not_found and wrong methods 405 (D6)", async (
 Deno.test("GET /openapi.json is served locally and over TCP (issue 5)", async () => {
   const port = freePort();
   await using t = await startTestDaemon({ tcp: { hostname: "127.0.0.1", port } });
-  const local = await t.client.get<{ openapi: string; paths: Record<string, unknown> }>("/openapi.json");
+  const local = await t.client.get<{ openapi: string; paths: Record<string, unknown> }>(
+    "/openapi.json",
+  );
   assert.equal(local.body.openapi, "3.1.0");
   assert.ok("/api/v1/sessions/{id}/events" in local.body.paths);
   const tcp = await rawHttp(
