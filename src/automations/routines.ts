@@ -1,14 +1,13 @@
 import type { DatabaseSync } from "node:sqlite";
 import { ServiceError } from "../api/errors.ts";
 import { type Clock, isoTime } from "../clock.ts";
-import { newId } from "../ids.ts";
 import { transaction } from "../store/db.ts";
 import { type RoutineRow, type RoutinesStore, storedRoutine } from "../store/routines_store.ts";
-import { type RunRecord, runRecord, type RunRow, type RunsStore } from "../store/runs_store.ts";
+import { type RunRecord, runRecord, type RunsStore } from "../store/runs_store.ts";
 import type { RoutineDefinition, StoredRoutine } from "./definition.ts";
 import { type RoutineHealth, routineHealth } from "./health.ts";
 import { type LegacySources, readLegacyRoutines } from "./import_legacy.ts";
-import { LEASE_MS } from "./scheduler.ts";
+import { claimedRun, skippedRun } from "./run_rows.ts";
 import type { Runner } from "./runner.ts";
 
 /** Options of the routine service. */
@@ -137,43 +136,24 @@ export class RoutineService {
         error: { code: "routine_not_found", message: `Routine "${id}" does not exist` },
       };
     }
-    const nowMs = clock.now();
-    const now = isoTime(nowMs);
-    const run: RunRow = {
-      id: newId("run", nowMs),
+    const fields = {
       routineId: id,
-      trigger: "manual",
-      scheduledFor: null,
-      status: "running",
-      sessionId: null,
-      startedAt: null,
-      endedAt: null,
-      exitCode: null,
-      error: null,
-      leaseOwner: instanceId,
-      leaseExpiresAt: isoTime(nowMs + LEASE_MS),
-      createdAt: now,
+      trigger: "manual" as const,
+      scheduledForMs: null,
+      nowMs: clock.now(),
     };
-    const overlapping = transaction(db, () => {
-      if (runs.running(id).length > 0) {
-        runs.insert({
-          ...run,
-          status: "skipped",
-          endedAt: now,
-          leaseOwner: null,
-          leaseExpiresAt: null,
-          error: {
-            code: "overlap",
-            message: "A run of this routine is still active (overlap forbid)",
-          },
-        });
-        return true;
-      }
-      runs.insert(run);
-      return false;
+    const run = transaction(db, () => {
+      const row = runs.running(id).length > 0
+        ? skippedRun(fields, {
+          code: "overlap",
+          message: "A run of this routine is still active (overlap forbid)",
+        })
+        : claimedRun(fields, instanceId);
+      runs.insert(row);
+      return row;
     });
-    const started = overlapping
-      ? runs.get(run.id)!
+    const started = run.status === "skipped"
+      ? run
       : await runner.start(run, routine, cwdOverride ?? routine.definition.cwd);
     return {
       runId: started.id,

@@ -1,6 +1,5 @@
 import type { DatabaseSync } from "node:sqlite";
 import { type Clock, isoTime } from "../clock.ts";
-import { newId } from "../ids.ts";
 import type { Logger } from "../log.ts";
 import { transaction } from "../store/db.ts";
 import type { RoutineRow, RoutinesStore } from "../store/routines_store.ts";
@@ -9,11 +8,10 @@ import { nextOccurrence, resolveTimeZone } from "./next_due.ts";
 import { planOccurrences } from "./plan.ts";
 import { parseRrule } from "./rrule.ts";
 import type { Runner } from "./runner.ts";
+import { claimedRun, LEASE_MS, skippedRun } from "./run_rows.ts";
 
 /** The scheduler's cadence (C3, C8): it plans at least this often. */
 export const CADENCE_MS = 60_000;
-/** A claimed run's lease lasts this long and is renewed every pass while it runs. */
-export const LEASE_MS = 3 * CADENCE_MS;
 /** The loop compares wall time at least this often to notice clock jumps. */
 const JUMP_CHECK_MS = 5_000;
 /** A slice that took this much longer than it slept is a jump (timer lateness is smaller). */
@@ -189,10 +187,9 @@ export class Scheduler {
       lastPlannedMs: anchor,
       nowMs,
     });
-    const now = isoTime(nowMs);
     return transaction(db, () => {
       for (const missed of plan.missed) {
-        runs.insert(skippedRun(routine.id, missed, nowMs, {
+        runs.insert(skippedRun(occurrence(routine.id, missed, nowMs), {
           code: "missed",
           message: "A newer occurrence was due at the same pass (misfire latest)",
         }));
@@ -203,27 +200,13 @@ export class Scheduler {
       const scheduledFor = isoTime(plan.due);
       report.planned.push({ routineId: routine.id, scheduledFor, missed: plan.missedCount });
       if (runs.running(routine.id).length > 0) {
-        runs.insert(skippedRun(routine.id, plan.due, nowMs, {
+        runs.insert(skippedRun(occurrence(routine.id, plan.due, nowMs), {
           code: "overlap",
           message: "A run of this routine was still active (overlap forbid)",
         }));
         return null;
       }
-      const run: RunRow = {
-        id: newId("run", nowMs),
-        routineId: routine.id,
-        trigger: "schedule",
-        scheduledFor,
-        status: "running",
-        sessionId: null,
-        startedAt: null,
-        endedAt: null,
-        exitCode: null,
-        error: null,
-        leaseOwner: instanceId,
-        leaseExpiresAt: isoTime(nowMs + LEASE_MS),
-        createdAt: now,
-      };
+      const run = claimedRun(occurrence(routine.id, plan.due, nowMs), instanceId);
       if (!runs.insert(run)) return null; // Already claimed: never twice.
       report.claimed.push({
         routineId: routine.id,
@@ -272,27 +255,7 @@ export class Scheduler {
   }
 }
 
-/** A `skipped` run record for an occurrence that does not run. */
-function skippedRun(
-  routineId: string,
-  occurrenceMs: number,
-  nowMs: number,
-  error: { code: string; message: string },
-): RunRow {
-  const now = isoTime(nowMs);
-  return {
-    id: newId("run", nowMs),
-    routineId,
-    trigger: "schedule",
-    scheduledFor: isoTime(occurrenceMs),
-    status: "skipped",
-    sessionId: null,
-    startedAt: null,
-    endedAt: now,
-    exitCode: null,
-    error,
-    leaseOwner: null,
-    leaseExpiresAt: null,
-    createdAt: now,
-  };
+/** The run fields of a scheduled occurrence. */
+function occurrence(routineId: string, scheduledForMs: number, nowMs: number) {
+  return { routineId, trigger: "schedule" as const, scheduledForMs, nowMs };
 }

@@ -71,12 +71,15 @@ export interface ClientOptions {
 /** A client bound to one daemon endpoint. */
 export class SvcClient {
   readonly #baseUrl: string;
+  /** The endpoint for messages: the socket path or `host:port`. */
+  readonly #endpoint: string;
   readonly #httpClient: Deno.HttpClient | undefined;
   readonly #options: ClientOptions;
   #negotiated: Health | null = null;
 
   constructor(target: ClientTarget, options: ClientOptions = {}) {
     this.#options = options;
+    this.#endpoint = "socketPath" in target ? target.socketPath : target.tcp;
     if ("socketPath" in target) {
       this.#baseUrl = "http://localhost/api/v1";
       this.#httpClient = Deno.createHttpClient({
@@ -179,7 +182,12 @@ export class SvcClient {
       if (signal?.aborted) throw error;
       // The connection to the negotiated peer is gone: that binding is lost too.
       this.#negotiated = null;
-      throw new ClientError("unreachable", `Cannot reach the daemon: ${(error as Error).message}`);
+      throw new ClientError(
+        "unreachable",
+        `svc is not running: no daemon answers on "${this.#endpoint}" (${
+          (error as Error).message
+        })`,
+      );
     }
     const text = await readBounded(response, this.#options.maxResponseBytes ?? MAX_RESPONSE_BYTES);
     let parsed: unknown;
