@@ -121,7 +121,7 @@ Deno.test("eventsCommand: exits 3 when no daemon answers", async () => {
   try {
     const result = await runSvc(["events", "ses_x", "--follow", "--home", home]);
     assert.equal(result.code, 3, result.stderr);
-    assert.match(result.stderr, /Cannot reach the daemon/);
+    assert.match(result.stderr, /svc is not running: no daemon answers on/);
   } finally {
     await removeTree(home);
   }

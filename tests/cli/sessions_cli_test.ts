@@ -200,7 +200,7 @@ Deno.test("sessionsCommand: exits 3 when no daemon answers", async () => {
     for (const args of [["sessions", "list"], ["sessions", "show", "ses_x"]]) {
       const result = await runSvc([...args, "--home", home]);
       assert.equal(result.code, 3, result.stderr);
-      assert.match(result.stderr, /Cannot reach the daemon/);
+      assert.match(result.stderr, /svc is not running: no daemon answers on/);
     }
   } finally {
     await removeTree(home);
