@@ -11,6 +11,8 @@ import type { SessionRow, SessionsStore, SessionStatus } from "../store/sessions
 import { buildArgv, type HarnessSpec } from "./harnesses.ts";
 import { type ExitStatus, killProcessGroup, type SpawnedProcess, type Spawner } from "./spawner.ts";
 
+/** Input queued for a child that is not reading stdin, at most (then 409). */
+export const MAX_PENDING_INPUT_BYTES = 1024 * 1024;
 /** Grace between SIGTERM and SIGKILL on kill (D7). */
 export const KILL_GRACE_MS = 5000;
 /** How long output may keep flowing after the child exits (a grandchild holding the pipe). */
@@ -61,6 +63,8 @@ interface LiveSession {
   row: SessionRow;
   process: SpawnedProcess;
   stdin: WritableStreamDefaultWriter<Uint8Array> | null;
+  /** Input bytes accepted but not yet taken by the child (it may not be reading). */
+  pendingInput: number;
   killRequested: boolean;
   killTimer: ReturnType<typeof setTimeout> | null;
   ended: Promise<SessionRow>;
@@ -155,6 +159,7 @@ export class Supervisor {
       row,
       process,
       stdin: process.stdin.getWriter(),
+      pendingInput: 0,
       killRequested: false,
       killTimer: null,
       ended: Promise.resolve(row),
@@ -164,28 +169,40 @@ export class Supervisor {
     return { row: sessions.get(row.id) ?? { ...row }, ended: live.ended };
   }
 
-  /** Writes `data` to a live session's stdin and records an `input` event (redacted). */
+  /**
+   * Queues `data` for a live session's stdin and records an `input` event
+   * (redacted). The request never waits on the child: a child that does not
+   * read its stdin leaves input queued, up to MAX_PENDING_INPUT_BYTES, after
+   * which input is refused with 409 `session_input_backlogged`.
+   */
   async input(sessionId: string, data: string): Promise<void> {
     const live = this.#requireLive(sessionId);
-    if (!live.stdin) {
+    const stdin = live.stdin;
+    if (!stdin) {
       throw new ServiceError(
         "session_input_closed",
         409,
-        `Session "${sessionId}" does not read input: its harness runs with stdin closed`,
+        `Session "${sessionId}" does not read input: its stdin is closed`,
         { sessionId },
       );
     }
-    try {
-      await live.stdin.write(new TextEncoder().encode(data));
-    } catch {
-      live.stdin = null;
+    const bytes = new TextEncoder().encode(data);
+    if (live.pendingInput + bytes.length > MAX_PENDING_INPUT_BYTES) {
       throw new ServiceError(
-        "session_input_closed",
+        "session_input_backlogged",
         409,
-        `Session "${sessionId}" closed its input`,
-        { sessionId },
+        `Session "${sessionId}" is not reading its input: ${live.pendingInput} bytes are still queued`,
+        { sessionId, pendingBytes: live.pendingInput },
       );
     }
+    live.pendingInput += bytes.length;
+    stdin.write(bytes).then(
+      () => live.pendingInput -= bytes.length,
+      () => {
+        live.pendingInput -= bytes.length;
+        if (live.stdin === stdin) live.stdin = null; // The child closed its stdin.
+      },
+    );
     await this.#options.events.append(sessionId, "input", { data: redactText(data) });
   }
 

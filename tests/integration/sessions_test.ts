@@ -365,3 +365,27 @@ Deno.test("a graceful stop ends live sessions as killed (D7)", async () => {
   await removeTree(t.home);
   await removeTree(project);
 });
+
+Deno.test("input to a child that never reads stdin is queued, then refused, never hangs (D7)", async () => {
+  await using t = await startTestDaemon({ configJson: { harnesses: fixtureHarnesses() } });
+  await withProject(async (project) => {
+    const launched = await t.client.post<Json>("/sessions", {
+      projectRoot: project,
+      harness: "fixture",
+      prompt: "sleep 60000",
+    });
+    const id = launched.body.id as string;
+    const chunk = "x".repeat(400 * 1024);
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      statuses.push((await t.client.post(`/sessions/${id}/input`, { data: chunk })).status);
+    }
+    // The pipe takes some bytes, the queue takes up to 1 MiB, then input is refused.
+    assert.equal(statuses[0], 200);
+    assert.ok(statuses.includes(409), JSON.stringify(statuses));
+    const refused = await t.client.post(`/sessions/${id}/input`, { data: chunk });
+    assert.equal(errorOf(refused.body).code, "session_input_backlogged");
+    await t.client.post(`/sessions/${id}/kill`, { signal: "SIGKILL" });
+    assert.equal((await waitForEnd(t.client, id)).status, "killed");
+  });
+});
