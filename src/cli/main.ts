@@ -6,6 +6,7 @@ import { type Command, EXIT, type Io, UsageError } from "./command.ts";
 import { eventsCommand } from "./events.ts";
 import { sessionsCommand } from "./sessions.ts";
 import { serveCommand } from "./serve.ts";
+import { serviceCommand } from "./service.ts";
 import { statusCommand } from "./status.ts";
 import { stopCommand } from "./stop.ts";
 
@@ -16,6 +17,7 @@ const COMMANDS: readonly Command[] = [
   capabilitiesCommand,
   sessionsCommand,
   eventsCommand,
+  serviceCommand,
 ];
 
 const encoder = new TextEncoder();
