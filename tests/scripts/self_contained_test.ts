@@ -1,0 +1,180 @@
+/**
+ * The program is self-contained (issue: releases): `main.ts` bundles into one
+ * JavaScript file that imports only `node:*`, reads no file beside its source,
+ * and runs as the daemon from an empty directory with an empty `DENO_DIR`
+ * under `--cached-only` (nothing to download, nothing cached to fall back on),
+ * with exactly the permission flags baked into the compiled binaries. This is
+ * the stand-in for `deno compile`, whose runtime cannot be downloaded here
+ * (docs/release.md).
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { bundle } from "../../scripts/bundle.ts";
+import { PERMISSION_FLAGS } from "../../scripts/compile.ts";
+import { SvcClient } from "../../src/client/client.ts";
+import { allEvents, waitForEnd } from "../helpers/daemon.ts";
+import { removeTree, tempHome } from "../helpers/home.ts";
+
+type Json = Record<string, unknown>;
+
+/** The module specifiers of the bundle's static `import … from "x"` / `import "x"` / `export … from "x"`. */
+function staticSpecifiers(code: string): string[] {
+  const found: string[] = [];
+  const fromClause = /^\s*(?:import|export)\b[^;"'`]*?\bfrom\s*["']([^"']+)["']/gm;
+  const bare = /^\s*import\s*["']([^"']+)["']/gm;
+  for (const match of code.matchAll(fromClause)) found.push(match[1]);
+  for (const match of code.matchAll(bare)) found.push(match[1]);
+  return found;
+}
+
+/** Every file under `dir` (relative paths). */
+async function filesUnder(dir: string, prefix = ""): Promise<string[]> {
+  const files: string[] = [];
+  for await (const entry of Deno.readDir(dir)) {
+    const path = join(prefix, entry.name);
+    if (entry.isDirectory) files.push(...await filesUnder(join(dir, entry.name), path));
+    else files.push(path);
+  }
+  return files;
+}
+
+async function waitForSocket(path: string, exited: () => boolean, stderr: () => string) {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    if (exited()) throw new Error(`The bundled daemon exited early:\n${stderr()}`);
+    try {
+      (await Deno.connect({ transport: "unix", path })).close();
+      return;
+    } catch {
+      if (Date.now() > deadline) throw new Error(`No socket after 20 s:\n${stderr()}`);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+}
+
+Deno.test({
+  name: "main.ts bundles to one file that runs the daemon with an empty DENO_DIR (self-contained)",
+  ignore: Deno.build.os === "windows",
+  async fn() {
+    const work = await Deno.makeTempDir({ prefix: "svc-selfcontained-" });
+    const home = await tempHome();
+    let child: Deno.ChildProcess | null = null;
+    let client: SvcClient | null = null;
+    try {
+      // 1. Bundle with the release script (esbuild comes from the normal DENO_DIR).
+      const { outFile, version } = await bundle({ outFile: join(work, "out", "svc.js") });
+      const code = await Deno.readTextFile(outFile);
+
+      // 2. What the bundle may reach: node:* modules only, no file beside its source.
+      const specifiers = staticSpecifiers(code);
+      assert.ok(specifiers.includes("node:sqlite"), `imports: ${specifiers.join(", ")}`);
+      assert.deepEqual(specifiers.filter((s) => !s.startsWith("node:")), []);
+      assert.deepEqual(code.match(/(?<![.\w$])import\s*\(\s*["'`][^"'`]*["'`]/g) ?? [], []);
+      assert.deepEqual(code.match(/(?<![.\w$])(?:__)?require\s*\(\s*["'`](?!node:)/g) ?? [], []);
+      const metas = [...code.matchAll(/\bimport\.meta\b(?:\.(\w+))?/g)].map((m) => m[1] ?? "");
+      assert.deepEqual(metas.filter((name) => name !== "main"), [], "only import.meta.main");
+
+      // 3. Run it from an empty cwd, an empty DENO_DIR, no config, nothing downloadable,
+      //    with the release binaries' permissions. PATH is an empty directory so no
+      //    built-in harness is probed; the configured harness uses an absolute program.
+      const cwd = join(work, "empty-cwd");
+      const denoDir = join(work, "empty-deno-dir");
+      const userHome = join(work, "user-home");
+      const project = join(work, "project");
+      for (const dir of [cwd, denoDir, userHome, project]) await Deno.mkdir(dir);
+      await Deno.writeTextFile(
+        join(home, "config.json"),
+        JSON.stringify({
+          harnesses: {
+            hello: {
+              command: ["/bin/sh", "-c", 'echo hello-from-bundle; echo "prompt=$0"', "{prompt}"],
+              prompt: "arg",
+            },
+          },
+        }),
+      );
+      const runArgs = ["run", "--no-config", "--cached-only", ...PERMISSION_FLAGS, outFile];
+      const env = { DENO_DIR: denoDir, HOME: userHome, PATH: cwd, NO_COLOR: "1" };
+
+      const versionRun = await new Deno.Command(Deno.execPath(), {
+        args: [...runArgs, "--version"],
+        cwd,
+        env,
+        clearEnv: true,
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const decoder = new TextDecoder();
+      assert.equal(versionRun.code, 0, decoder.decode(versionRun.stderr));
+      assert.equal(decoder.decode(versionRun.stdout).trim(), `svc ${version} (svc.daemon.v1)`);
+
+      child = new Deno.Command(Deno.execPath(), {
+        args: [...runArgs, "serve", "--home", home],
+        cwd,
+        env,
+        clearEnv: true,
+        stdin: "null",
+        stdout: "null",
+        stderr: "piped",
+      }).spawn();
+      let stderr = "";
+      const reading = (async () => {
+        for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) {
+          stderr += chunk;
+        }
+      })();
+      let exited = false;
+      const status = child.status.finally(() => exited = true);
+      const socket = join(home, "svc.sock");
+      await waitForSocket(socket, () => exited, () => stderr);
+
+      // 4. Over the socket: health, a session with the configured harness, its output.
+      client = new SvcClient({ socketPath: socket });
+      const health = await client.health();
+      assert.equal(health.apiVersion, "svc.daemon.v1");
+      assert.equal(health.svcVersion, version, "the stamped version is served");
+      const launched = await client.post<Json>("/sessions", {
+        projectRoot: await Deno.realPath(project),
+        harness: "hello",
+        prompt: "from-the-test",
+      });
+      assert.equal(launched.status, 201, JSON.stringify(launched.body));
+      const sessionId = launched.body.id as string;
+      const ended = await waitForEnd(client, sessionId);
+      assert.equal(ended.status, "completed", JSON.stringify(ended));
+      const stdout = (await allEvents(client, sessionId))
+        .filter((event) => event.kind === "output" && event.payload.stream === "stdout")
+        .map((event) => event.payload.data as string)
+        .join("");
+      assert.equal(stdout, "hello-from-bundle\nprompt=from-the-test\n");
+      client.close();
+      client = null;
+
+      // 5. SIGTERM: graceful stop, exit 0, socket removed.
+      child.kill("SIGTERM");
+      const result = await status;
+      await reading;
+      child = null;
+      assert.equal(result.code, 0, stderr);
+      await assert.rejects(() => Deno.lstat(socket), Deno.errors.NotFound);
+
+      // 6. Nothing was fetched into the empty DENO_DIR (only Deno's own caches).
+      const fetched = (await filesUnder(denoDir)).filter((path) =>
+        path.startsWith("npm/") || path.startsWith("remote/") || path.startsWith("jsr/")
+      );
+      assert.deepEqual(fetched, []);
+    } finally {
+      client?.close();
+      if (child) {
+        try {
+          child.kill("SIGKILL");
+        } catch { /* already exited */ }
+        await child.status;
+        await child.stderr.cancel().catch(() => {});
+      }
+      await removeTree(work);
+      await removeTree(home);
+    }
+  },
+});
