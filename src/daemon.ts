@@ -201,7 +201,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         requestShutdown: () => setTimeout(() => daemon.stop(), 0),
       },
       sessions: sessionDeps,
-      actions: { routines: routineService, scheduler, capabilities, log },
+      actions: { routines: routineService, scheduler, capabilities },
       events: { sessions, events: eventsStore, log: eventLog, stopping: stopping.signal },
       artifacts: {
         sessions,

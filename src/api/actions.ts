@@ -5,7 +5,6 @@ import type { Route } from "./route.ts";
 import { parseInput } from "./validate.ts";
 import { readJsonBody } from "../policy/body.ts";
 import { checkActionAuthority } from "../policy/access.ts";
-import type { Logger } from "../log.ts";
 import { parseDefinition } from "../automations/definition.ts";
 import type { RoutineService } from "../automations/routines.ts";
 import type { Scheduler } from "../automations/scheduler.ts";
@@ -16,7 +15,6 @@ export interface ActionDeps {
   readonly routines: RoutineService;
   readonly scheduler: Scheduler;
   readonly capabilities: CapabilityRegistry;
-  readonly log: Logger;
 }
 
 /** What an executor returns: the event kind, its payload and the versioned `result`. */
@@ -87,9 +85,8 @@ function actionTable(deps: ActionDeps): Record<string, ActionDefinition> {
       },
       run: async (input) => {
         const result = await routines.runNow(input.id as string, input.cwd as string | undefined);
-        const payload: Record<string, unknown> = { ...result };
-        if (result.error && result.status === "failed") payload.error = result.error;
-        return { kind: "automations.changed", payload, result };
+        // The payload carries `error` (C4.1 rule 4: clients inspect event.payload.error).
+        return { kind: "automations.changed", payload: { ...result }, result };
       },
     },
     "svc.automations.import": automation({}, () => routines.import()),
@@ -130,50 +127,43 @@ export function actionRoutes(deps: ActionDeps): Route[] {
       ...envelopeSchema.shape,
       action: z.enum(Object.keys(table) as [string, ...string[]]),
     }),
+    failureShape: rejected,
     handler: async ({ req, peer }) => {
-      try {
-        const body = await readJsonBody(req);
-        if (body === null || typeof body !== "object" || Array.isArray(body)) {
-          throw invalidRequest("Action request must be a JSON object");
-        }
-        const envelope = parseInput(envelopeSchema, body);
-        checkActionAuthority(peer, envelope.action);
-        const action = table[envelope.action];
-        if (!action) {
-          throw invalidRequest(`Unknown action "${envelope.action}"`, "action");
-        }
-        if ("contextAdmission" in body) {
-          throw invalidRequest(
-            'Field "contextAdmission" is not accepted on actions',
-            "contextAdmission",
-          );
-        }
-        const input = parseInput(
-          z.strictObject({ ...envelopeSchema.shape, ...action.fields }),
-          body,
-        );
-        const outcome = await action.run(input);
-        return jsonResponse({
-          ok: true,
-          accepted: true,
-          action: envelope.action,
-          status: "completed",
-          event: {
-            kind: outcome.kind,
-            action: envelope.action,
-            origin: envelope.origin ?? null,
-            intentId: envelope.intentId ?? null,
-            payload: outcome.payload,
-          },
-          ...(outcome.result === undefined ? {} : { result: outcome.result }),
-        });
-      } catch (error) {
-        if (error instanceof ServiceError) throw rejected(error);
-        deps.log.error("Action failed unexpectedly", { error });
-        throw rejected(
-          new ServiceError("internal_error", 500, "The daemon hit an unexpected error"),
+      const body = await readJsonBody(req);
+      if (body === null || typeof body !== "object" || Array.isArray(body)) {
+        throw invalidRequest("Action request must be a JSON object");
+      }
+      const envelope = parseInput(envelopeSchema, body);
+      checkActionAuthority(peer, envelope.action);
+      const action = table[envelope.action];
+      if (!action) {
+        throw invalidRequest(`Unknown action "${envelope.action}"`, "action");
+      }
+      if ("contextAdmission" in body) {
+        throw invalidRequest(
+          'Field "contextAdmission" is not accepted on actions',
+          "contextAdmission",
         );
       }
+      const input = parseInput(
+        z.strictObject({ ...envelopeSchema.shape, ...action.fields }),
+        body,
+      );
+      const outcome = await action.run(input);
+      return jsonResponse({
+        ok: true,
+        accepted: true,
+        action: envelope.action,
+        status: "completed",
+        event: {
+          kind: outcome.kind,
+          action: envelope.action,
+          origin: envelope.origin ?? null,
+          intentId: envelope.intentId ?? null,
+          payload: outcome.payload,
+        },
+        ...(outcome.result === undefined ? {} : { result: outcome.result }),
+      });
     },
   }];
 }

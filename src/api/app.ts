@@ -33,7 +33,7 @@ export function createHandler(
   return async (req, peer) => {
     let response: Response;
     try {
-      response = await dispatch(compiled, req, peer);
+      response = await dispatch(compiled, req, peer, options.log);
     } catch (error) {
       response = errorResponse(error, options.log, req);
     }
@@ -46,6 +46,7 @@ async function dispatch(
   routes: readonly CompiledRoute[],
   req: Request,
   peer: Peer,
+  log: Logger,
 ): Promise<Response> {
   checkTcpHeaders(req, peer);
   const url = new URL(req.url);
@@ -55,13 +56,18 @@ async function dispatch(
     if (!match) continue;
     pathMatched = true;
     if (route.method !== req.method) continue;
-    if (route.ownerOnly) requireOwner(peer, route.ownerOnly);
-    checkBodyHeaders(req);
-    const params: Record<string, string> = {};
-    for (const [key, value] of Object.entries(match.pathname.groups)) {
-      if (value !== undefined) params[key] = decodePathSegment(value);
+    try {
+      if (route.ownerOnly) requireOwner(peer, route.ownerOnly);
+      checkBodyHeaders(req);
+      const params: Record<string, string> = {};
+      for (const [key, value] of Object.entries(match.pathname.groups)) {
+        if (value !== undefined) params[key] = decodePathSegment(value);
+      }
+      return await route.handler({ req, url, params, peer });
+    } catch (error) {
+      if (!route.failureShape) throw error;
+      throw route.failureShape(asServiceError(error, log, req));
     }
-    return await route.handler({ req, url, params, peer });
   }
   if (pathMatched) {
     throw new ServiceError(
@@ -83,18 +89,19 @@ function decodePathSegment(value: string): string {
 
 /** The one place a thrown error becomes the envelope and a status. */
 export function errorResponse(error: unknown, log: Logger, req?: Request): Response {
-  if (error instanceof ServiceError) {
-    return jsonResponse(envelope(error), error.status);
-  }
+  const known = asServiceError(error, log, req);
+  return jsonResponse(envelope(known), known.status);
+}
+
+/** A `ServiceError` as is; anything else is logged with its stack and becomes `internal_error`. */
+function asServiceError(error: unknown, log: Logger, req?: Request): ServiceError {
+  if (error instanceof ServiceError) return error;
   log.error("Unexpected error while handling a request", {
     method: req?.method,
     url: req?.url,
     error,
   });
-  return jsonResponse(
-    envelope(new ServiceError("internal_error", 500, "The daemon hit an unexpected error")),
-    500,
-  );
+  return new ServiceError("internal_error", 500, "The daemon hit an unexpected error");
 }
 
 /** The contract's error envelope (C2.3): `details` is always an object. */

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { Peer } from "../policy/peer.ts";
+import type { ServiceError } from "./errors.ts";
 
 /** What a handler gets: the request, its parsed URL, the path parameters and the peer. */
 export interface RouteContext {
@@ -20,5 +21,10 @@ export interface Route {
   readonly body?: z.ZodType;
   /** When set, a TCP peer gets 403 `forbidden` naming this, before the handler runs. */
   readonly ownerOnly?: string;
+  /**
+   * Reshapes every error once the route matched (body rules, validation,
+   * unexpected errors): the action router's failure shape (C4.1, D10).
+   */
+  readonly failureShape?: (error: ServiceError) => ServiceError;
   readonly handler: (ctx: RouteContext) => Response | Promise<Response>;
 }

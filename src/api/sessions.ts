@@ -11,6 +11,7 @@ import {
   inputRequestSchema,
   killRequestSchema,
   launchRequestSchema,
+  MAX_PROMPT_BYTES,
   parseLaunchRequest,
   refuseContextAdmission,
 } from "../sessions/launch_request.ts";
@@ -64,10 +65,11 @@ export async function prepareLaunch(
       "harness",
     );
   }
-  if (
-    harness.prompt === "arg" &&
-    new TextEncoder().encode(request.prompt).length > MAX_ARG_PROMPT_BYTES
-  ) {
+  const promptBytes = new TextEncoder().encode(request.prompt).length;
+  if (promptBytes === 0 || promptBytes > MAX_PROMPT_BYTES) {
+    throw invalidRequest(`Prompt must be 1 to ${MAX_PROMPT_BYTES} bytes of UTF-8`, "prompt");
+  }
+  if (harness.prompt === "arg" && promptBytes > MAX_ARG_PROMPT_BYTES) {
     throw invalidRequest(
       `Prompt is too long for harness "${harness.id}", which takes it as an argument (at most ${MAX_ARG_PROMPT_BYTES} bytes)`,
       "prompt",

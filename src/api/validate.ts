@@ -17,10 +17,22 @@ export function parseInput<T extends z.ZodType>(
   const path = issue.path.map(String);
   if (issue.code === "unrecognized_keys") path.push(issue.keys[0]);
   const field = [prefix, ...path].filter((part) => part !== undefined && part !== "").join(".");
+  const missing = issue.code !== "unrecognized_keys" && valueAt(input, issue.path) === undefined;
   const message = issue.code === "unrecognized_keys"
     ? `Unknown field "${field}"`
+    : missing && field
+    ? `Field "${field}" is required`
     : field
     ? `Invalid "${field}": ${issue.message}`
     : `Invalid request: ${issue.message}`;
   throw invalidRequest(message, field || undefined);
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let value = input;
+  for (const key of path) {
+    if (value === null || typeof value !== "object") return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
 }

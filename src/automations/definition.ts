@@ -47,9 +47,9 @@ export const routineDefinitionSchema = z.strictObject({
   overlap: z.literal("forbid", requires('expected "forbid"')),
   timeoutMinutes: boundedInt(1, 44640),
   runtime: boundedString(1, 64),
-  prompt: z.string(requires("expected a non-empty string")).min(
-    1,
-    requires("expected a non-empty string"),
+  prompt: z.string(requires("expected 1 to 262144 bytes of UTF-8")).refine(
+    (prompt) => prompt.length > 0 && new TextEncoder().encode(prompt).length <= 256 * 1024,
+    requires("expected 1 to 262144 bytes of UTF-8"),
   ),
   familiarId: boundedString(1, 64).optional(),
   cwd: z.string(requires("expected an absolute path"))
@@ -72,5 +72,18 @@ export type StoredRoutine = RoutineDefinition & { createdAt: string; updatedAt: 
  * (`definition.rrule`, `definition.bogus` for an unknown key).
  */
 export function parseDefinition(input: unknown, fieldPrefix = "definition"): RoutineDefinition {
-  return parseInput(routineDefinitionSchema, input, fieldPrefix);
+  return parseInput(routineDefinitionSchema, withoutStoredFields(input), fieldPrefix);
+}
+
+/**
+ * A stored routine (`get`'s result) carries read-only `createdAt` and
+ * `updatedAt`; dropping them lets `get` → edit → `update` round-trip.
+ */
+function withoutStoredFields(input: unknown): unknown {
+  if (input === null || typeof input !== "object" || Array.isArray(input)) return input;
+  const { createdAt: _created, updatedAt: _updated, ...definition } = input as Record<
+    string,
+    unknown
+  >;
+  return definition;
 }

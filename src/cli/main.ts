@@ -1,9 +1,12 @@
 import { ClientError } from "../client/client.ts";
 import { ConfigError } from "../config/config_error.ts";
 import { API_VERSION, SVC_VERSION } from "../version.ts";
+import { automationsCommand } from "./automations.ts";
 import { capabilitiesCommand } from "./capabilities.ts";
+import { completionsCommand } from "./completions.ts";
 import { type Command, EXIT, type Io, UsageError } from "./command.ts";
 import { eventsCommand } from "./events.ts";
+import { logsCommand } from "./logs.ts";
 import { sessionsCommand } from "./sessions.ts";
 import { serveCommand } from "./serve.ts";
 import { serviceCommand } from "./service.ts";
@@ -17,7 +20,11 @@ const COMMANDS: readonly Command[] = [
   capabilitiesCommand,
   sessionsCommand,
   eventsCommand,
+  automationsCommand,
+  logsCommand,
   serviceCommand,
+  // Reads the table only when it runs, so it can complete every command, itself included.
+  completionsCommand(() => COMMANDS),
 ];
 
 const encoder = new TextEncoder();

@@ -1,6 +1,9 @@
-import { ClientError } from "../client/client.ts";
+import type { StoredRoutine } from "../automations/definition.ts";
+import type { RoutineHealth } from "../automations/health.ts";
+import { ClientError, type SvcClient } from "../client/client.ts";
 import { CLIENT_OPTIONS, parseCommandArgs } from "./args.ts";
 import { type Command, EXIT } from "./command.ts";
+import { localTime } from "./automations.ts";
 import { connect } from "./connect.ts";
 
 /** `svc status`: the running daemon's health; exit 3 when none answers (D1). */
@@ -9,8 +12,9 @@ export const statusCommand: Command = {
   summary: "Show the running daemon's health",
   usage: `Usage: svc status [--home DIR] [--json]
 
-Prints the endpoint, pid, uptime, version and live sessions of the daemon.
-Exits 3 when no daemon answers.`,
+Prints the endpoint, pid, uptime, version and live sessions of the daemon, and
+the next routine due (the ACTIVE routine whose next run is soonest, local time).
+--json prints the raw /health response. Exits 3 when no daemon answers.`,
   async run(args, io) {
     const { values } = parseCommandArgs(args, CLIENT_OPTIONS);
     const { client, socket } = connect(values.home, io);
@@ -32,6 +36,12 @@ Exits 3 when no daemon answers.`,
         `  version:       ${health.svcVersion} (${health.apiVersion})`,
         `  live sessions: ${health.liveSessions ?? 0}`,
       ];
+      const next = await nextRoutine(client);
+      if (next !== undefined) {
+        lines.push(
+          `  next routine:  ${next === null ? "none" : `${next.id} at ${localTime(next.dueAt)}`}`,
+        );
+      }
       io.out(lines.join("\n"));
       return EXIT.ok;
     } catch (error) {
@@ -45,6 +55,42 @@ Exits 3 when no daemon answers.`,
     }
   },
 };
+
+/**
+ * The ACTIVE routine due soonest, as the daemon computes it (`svc.automations.list`,
+ * then `svc.automations.health` per ACTIVE routine); null when none is due;
+ * undefined when the daemon would not say (refusal or a failed call), so
+ * `svc status` still reports the daemon's health.
+ */
+export async function nextRoutine(
+  client: SvcClient,
+): Promise<{ id: string; dueAt: string } | null | undefined> {
+  try {
+    const list = await act<{ routines: StoredRoutine[] }>(client, "svc.automations.list");
+    if (!list.ok) return undefined;
+    let next: { id: string; dueAt: string } | null = null;
+    for (const routine of list.body.result.routines) {
+      if (routine.status !== "ACTIVE") continue;
+      const health = await act<RoutineHealth>(client, "svc.automations.health", {
+        id: routine.id,
+      });
+      const dueAt = health.ok ? health.body.result.nextDueAt : null;
+      if (dueAt === null) continue;
+      if (next === null || Date.parse(dueAt) < Date.parse(next.dueAt)) {
+        next = { id: routine.id, dueAt };
+      }
+    }
+    return next;
+  } catch (error) {
+    if (error instanceof ClientError) return undefined;
+    throw error;
+  }
+}
+
+/** POSTs one action with `origin: "cli"` (C4.1: correlation only, no authority). */
+function act<T>(client: SvcClient, action: string, fields: Record<string, unknown> = {}) {
+  return client.post<{ result: T }>("/actions", { action, origin: "cli", ...fields });
+}
 
 /** `3h 04m 05s` style uptime. */
 export function formatUptime(seconds: number): string {

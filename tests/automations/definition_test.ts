@@ -60,7 +60,7 @@ Deno.test("parseDefinition() accepts and refuses each bound at its edge", async 
     ["overlap", ["forbid"], ["allow", "queue", ""]],
     ["timeoutMinutes", [1, 44640], [0, 44641, -1, 1.5, "60", null]],
     ["runtime", ["c", "x".repeat(64)], ["", "x".repeat(65)]],
-    ["prompt", ["p", "x".repeat(300_000)], ["", 1]],
+    ["prompt", ["p", "x".repeat(256 * 1024)], ["", 1, "x".repeat(256 * 1024 + 1)]],
     ["familiarId", [undefined, "f", "x".repeat(64)], ["", "x".repeat(65), null]],
     [
       "cwd",
@@ -96,14 +96,19 @@ Deno.test("parseDefinition() names a missing required field", async (t) => {
     await t.step(field, () => {
       const input: Record<string, unknown> = { ...VALID };
       delete input[field];
-      assertRefused(input, `definition.${field}`, "missing");
+      assertRefused(input, `definition.${field}`, "is required");
     });
   }
 });
 
 Deno.test("parseDefinition() names an unknown key", () => {
   assertRefused({ ...VALID, bogus: true }, "definition.bogus", "Unknown field");
-  assertRefused({ ...VALID, createdAt: "2025-01-01T00:00:00.000Z" }, "definition.createdAt");
+  assertRefused({ ...VALID, createdBy: "someone" }, "definition.createdBy");
+  // The read-only fields of a stored routine are dropped, so get → update round-trips.
+  assert.deepEqual(
+    parseDefinition({ ...VALID, createdAt: "x", updatedAt: "y" }),
+    parseDefinition(VALID),
+  );
 });
 
 Deno.test("parseDefinition() names the offending tag by index", () => {

@@ -174,7 +174,12 @@ Deno.test("action failures: shapes and statuses (C4.1, D10)", async () => {
     400,
     "invalid_request",
   );
-  assert.equal((await raw('{"action":"svc.automations.list"}', "text/plain")).status, 415);
+  expectRejected(
+    await raw('{"action":"svc.automations.list"}', "text/plain"),
+    415,
+    "unsupported_media_type",
+  );
+  expectRejected(await raw("x".repeat(2 * 1024 * 1024)), 413, "payload_too_large");
 
   const bad = expectRejected(
     await act(t, "svc.automations.create", {
@@ -193,7 +198,12 @@ Deno.test("action failures: shapes and statuses (C4.1, D10)", async () => {
     "invalid_request",
   );
   assert.equal(bounds.error.details.field, "definition.timeoutMinutes");
-  expectRejected(await act(t, "svc.automations.create", {}), 400, "invalid_request");
+  const missing = expectRejected(
+    await act(t, "svc.automations.create", {}),
+    400,
+    "invalid_request",
+  );
+  assert.equal(missing.error.message, 'Field "definition" is required');
 
   assert.equal(
     (await act(t, "svc.automations.create", { definition: definition(project) })).status,
@@ -224,10 +234,24 @@ Deno.test("action failures: shapes and statuses (C4.1, D10)", async () => {
     "invalid_request",
   );
   // run problems are results, not errors (D10).
-  const missing = await act(t, "svc.automations.run", { id: "ghost" });
-  assert.equal(missing.status, 200);
-  assert.equal(missing.body.accepted, true);
-  assert.equal(missing.body.result.status, "failed");
+  const ghost = await act(t, "svc.automations.run", { id: "ghost" });
+  assert.equal(ghost.status, 200);
+  assert.equal(ghost.body.accepted, true);
+  assert.equal(ghost.body.result.status, "failed");
+  // A stored routine round-trips: get → update with its createdAt/updatedAt.
+  const stored = (await act(t, "svc.automations.get", { id: "nightly" })).body.result.routine;
+  assert.equal(
+    (await act(t, "svc.automations.update", { definition: { ...stored, name: "Again" } })).status,
+    200,
+  );
+  // Routine prompts have the launch bound too (D7).
+  expectRejected(
+    await act(t, "svc.automations.create", {
+      definition: definition(project, { id: "huge", prompt: "x".repeat(256 * 1024 + 1) }),
+    }),
+    400,
+    "invalid_request",
+  );
   await removeTree(project);
 });
 

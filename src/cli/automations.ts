@@ -1,0 +1,373 @@
+import { resolve } from "node:path";
+import type { ClientResponse, SvcClient } from "../client/client.ts";
+import type { StoredRoutine } from "../automations/definition.ts";
+import type { RoutineHealth } from "../automations/health.ts";
+import type { ImportResult, RunNowResult } from "../automations/routines.ts";
+import type { TickReport } from "../automations/scheduler.ts";
+import type { RunRecord } from "../store/runs_store.ts";
+import { CLIENT_OPTIONS, parseCommandArgs } from "./args.ts";
+import { type Command, EXIT, type Io, UsageError } from "./command.ts";
+import { connect } from "./connect.ts";
+import { integerOption } from "./events.ts";
+import { printResponse, table } from "./output.ts";
+
+/** A successful `POST /actions` answer of a versioned automation action (C4.1, D10). */
+interface ActionResponse<T> {
+  ok: true;
+  accepted: true;
+  action: string;
+  status: "completed";
+  event: { kind: string; action: string; origin: string | null; payload: unknown };
+  result: T;
+}
+
+type Subcommand = (args: string[], io: Io) => Promise<number>;
+
+/** `svc automations list|get|create|update|delete|run|runs|health|tick|import` (D1, D10, D12). */
+export const automationsCommand: Command = {
+  name: "automations",
+  summary: "Manage scheduled routines: create, run, history, health, import",
+  usage: `Usage: svc automations <subcommand> [options]
+
+Subcommands:
+  list                       Routines with their next due time (local time).
+  get ID                     A routine's definition, one "key: value" line per field.
+  create -f FILE             Creates a routine from a JSON definition (FILE "-": stdin).
+  update -f FILE             Replaces a routine's definition; set "status": "ACTIVE"
+                             after review to let the scheduler run it.
+  delete ID                  Deletes a routine and its run history.
+  run ID [--cwd DIR]         Runs a routine now; exit 1 when the run failed.
+  runs ID [--limit N]        Recent runs, newest first (default 20).
+  health ID                  Next due time, last runs, failures, lease, staleness.
+  tick                       Runs one scheduler pass now and reports what it did.
+  import                     Imports Codex automations and $SVC_HOME/import/*.json,
+                             always PAUSED.
+
+Every subcommand takes --home DIR, and --json to print the raw action response.
+Times are shown in the local time zone. See docs/automations.md.`,
+  run(args, io) {
+    const [name, ...rest] = args;
+    if (name === undefined) throw new UsageError("Missing subcommand");
+    if (!Object.hasOwn(SUBCOMMANDS, name)) throw new UsageError(`Unknown subcommand "${name}"`);
+    return SUBCOMMANDS[name](rest, io);
+  },
+};
+
+const SUBCOMMANDS: Record<string, Subcommand> = {
+  list: listRoutines,
+  get: getRoutine,
+  create: (args, io) => writeRoutine("create", args, io),
+  update: (args, io) => writeRoutine("update", args, io),
+  delete: deleteRoutine,
+  run: runRoutine,
+  runs: listRuns,
+  health: showHealth,
+  tick,
+  import: importRoutines,
+};
+
+async function listRoutines(args: string[], io: Io): Promise<number> {
+  const { values } = parseCommandArgs(args, CLIENT_OPTIONS);
+  return await withClient(values.home, io, async (client) => {
+    const response = await act<{ routines: StoredRoutine[] }>(client, "svc.automations.list");
+    if (values.json || !response.ok) return printResponse(io, response, values.json, () => "");
+    // The daemon computes the next due time, so the CLI never disagrees with it.
+    const nextDue = new Map<string, string | null>();
+    for (const routine of response.body.result.routines) {
+      if (routine.status !== "ACTIVE") continue;
+      const health = await act<RoutineHealth>(client, "svc.automations.health", {
+        id: routine.id,
+      });
+      nextDue.set(routine.id, health.ok ? health.body.result.nextDueAt : null);
+    }
+    return printResponse(io, response, false, ({ result }) =>
+      table(
+        ["ID", "STATUS", "RRULE", "TZ", "NEXT DUE", "NAME"],
+        result.routines.map((routine) => [
+          routine.id,
+          routine.status,
+          routine.rrule,
+          routine.timezone,
+          localTime(nextDue.get(routine.id) ?? null),
+          oneLine(routine.name),
+        ]),
+      ));
+  });
+}
+
+async function getRoutine(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, CLIENT_OPTIONS, { positionals: 1 });
+  const id = requireId(positionals);
+  return await withClient(values.home, io, async (client) => {
+    const response = await act<{ routine: StoredRoutine | null }>(
+      client,
+      "svc.automations.get",
+      { id },
+    );
+    // `get` answers 200 with a null routine for an unknown id (D10): still a refusal here.
+    if (response.ok && response.body.result.routine === null) {
+      if (values.json) io.out(JSON.stringify(response.body, null, 2));
+      else io.err(`routine_not_found: Routine "${id}" does not exist`);
+      return EXIT.refused;
+    }
+    return printResponse(io, response, values.json, ({ result }) => keyValues(result.routine!));
+  });
+}
+
+async function writeRoutine(
+  action: "create" | "update",
+  args: string[],
+  io: Io,
+): Promise<number> {
+  const { values } = parseCommandArgs(args, {
+    ...CLIENT_OPTIONS,
+    file: { type: "string", short: "f" },
+  });
+  if (values.file === undefined) throw new UsageError('Missing "-f FILE" (a JSON definition)');
+  const definition = await readDefinition(values.file);
+  return await withClient(values.home, io, async (client) => {
+    const response = await act<{ routine: StoredRoutine }>(
+      client,
+      `svc.automations.${action}`,
+      { definition },
+    );
+    return printResponse(io, response, values.json, ({ result }) => {
+      const verb = action === "create" ? "Created" : "Updated";
+      const hint = result.routine.status === "PAUSED"
+        ? `; review it, then activate it with "status": "ACTIVE" and "svc automations update"`
+        : "";
+      return `${verb} routine "${result.routine.id}" (${result.routine.status})${hint}`;
+    });
+  });
+}
+
+async function deleteRoutine(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, CLIENT_OPTIONS, { positionals: 1 });
+  const id = requireId(positionals);
+  return await withClient(values.home, io, async (client) => {
+    const response = await act<{ id: string }>(client, "svc.automations.delete", { id });
+    return printResponse(
+      io,
+      response,
+      values.json,
+      ({ result }) => `Deleted routine "${result.id}" and its run history`,
+    );
+  });
+}
+
+async function runRoutine(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, {
+    ...CLIENT_OPTIONS,
+    cwd: { type: "string" },
+  }, { positionals: 1 });
+  const id = requireId(positionals);
+  return await withClient(values.home, io, async (client) => {
+    const response = await act<RunNowResult>(client, "svc.automations.run", {
+      id,
+      ...(values.cwd !== undefined && { cwd: resolve(values.cwd) }),
+    });
+    if (!response.ok) return printResponse(io, response, values.json, () => "");
+    const run = response.body.result;
+    // Run problems are 200 results (C4.1, D10): a failed run is still exit 1.
+    const failed = run.status === "failed";
+    if (values.json) {
+      io.out(JSON.stringify(response.body, null, 2));
+      return failed ? EXIT.refused : EXIT.ok;
+    }
+    const lines: Array<[string, string]> = [
+      ["run", run.runId ?? "-"],
+      ["status", run.status],
+      ["session", run.sessionId ?? "-"],
+    ];
+    if (!failed) lines.push(["error", run.error ? `${run.error.code}: ${run.error.message}` : "-"]);
+    io.out(alignedLines(lines));
+    if (!failed) return EXIT.ok;
+    io.err(run.error ? `${run.error.code}: ${run.error.message}` : "The run failed");
+    return EXIT.refused;
+  });
+}
+
+async function listRuns(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, {
+    ...CLIENT_OPTIONS,
+    limit: { type: "string" },
+  }, { positionals: 1 });
+  const id = requireId(positionals);
+  const limit = values.limit === undefined ? undefined : integerOption(values.limit, "--limit", 1);
+  return await withClient(values.home, io, async (client) => {
+    const response = await act<{ runs: RunRecord[] }>(client, "svc.automations.runs", {
+      id,
+      ...(limit !== undefined && { limit }),
+    });
+    return printResponse(io, response, values.json, ({ result }) =>
+      table(
+        ["ID", "TRIGGER", "STATUS", "SCHEDULED", "STARTED", "SESSION", "ERROR"],
+        result.runs.map((run) => [
+          run.id,
+          run.trigger,
+          run.status,
+          localTime(run.scheduledFor),
+          localTime(run.startedAt),
+          run.sessionId ?? "-",
+          run.error ? `${run.error.code}: ${oneLine(run.error.message)}` : "-",
+        ]),
+      ));
+  });
+}
+
+async function showHealth(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, CLIENT_OPTIONS, { positionals: 1 });
+  const id = requireId(positionals);
+  return await withClient(values.home, io, async (client) => {
+    const response = await act<RoutineHealth>(client, "svc.automations.health", { id });
+    return printResponse(io, response, values.json, ({ result: health }) =>
+      alignedLines([
+        ["id", health.id],
+        ["status", health.status],
+        ["nextDueAt", localTime(health.nextDueAt)],
+        ["lastPlannedAt", localTime(health.lastPlannedAt)],
+        ["lastRunAt", localTime(health.lastRunAt)],
+        ["lastSuccessAt", localTime(health.lastSuccessAt)],
+        ["consecutiveFailures", String(health.consecutiveFailures)],
+        ["missedCount", String(health.missedCount)],
+        [
+          "lease",
+          health.lease
+            ? `${health.lease.owner} (expires ${localTime(health.lease.expiresAt)})`
+            : "-",
+        ],
+        ["stale", health.stale ?? "-"],
+      ]));
+  });
+}
+
+async function tick(args: string[], io: Io): Promise<number> {
+  const { values } = parseCommandArgs(args, CLIENT_OPTIONS);
+  return await withClient(values.home, io, async (client) => {
+    const response = await act<TickReport>(client, "svc.automations.tick");
+    return printResponse(io, response, values.json, ({ result: report }) =>
+      [
+        `planned ${report.planned.length}, recovered ${report.recovered.length}, ` +
+        `claimed ${report.claimed.length}, failures ${report.failures.length}`,
+        ...report.planned.map((p) =>
+          `planned    ${p.routineId} ${localTime(p.scheduledFor)}` +
+          (p.missed > 0 ? ` (${p.missed} missed)` : "")
+        ),
+        ...report.recovered.map((r) => `recovered  ${r.routineId} ${r.runId} ${r.error}`),
+        ...report.claimed.map((c) =>
+          `claimed    ${c.routineId} ${c.runId} ${localTime(c.scheduledFor)} ${c.status}`
+        ),
+        ...report.failures.map((f) =>
+          `failure    ${f.routineId}${f.runId ? ` ${f.runId}` : ""} ${f.error.code}: ${
+            oneLine(f.error.message)
+          }`
+        ),
+      ].join("\n"));
+  });
+}
+
+async function importRoutines(args: string[], io: Io): Promise<number> {
+  const { values } = parseCommandArgs(args, CLIENT_OPTIONS);
+  return await withClient(values.home, io, async (client) => {
+    const response = await act<ImportResult>(client, "svc.automations.import");
+    return printResponse(io, response, values.json, ({ result }) =>
+      [
+        `imported ${result.imported.length} (PAUSED), skipped ${result.skipped.length}, ` +
+        `failed ${result.failed.length}`,
+        ...result.imported.map((id) => `imported  ${id}`),
+        ...result.skipped.map((s) => `skipped   ${s.id} (${s.reason})`),
+        ...result.failed.map((f) => `failed    ${f.file}: ${oneLine(f.reason)}`),
+      ].join("\n"));
+  });
+}
+
+/** POSTs one action with `origin: "cli"` (C4.1: correlation only, no authority). */
+function act<T>(
+  client: SvcClient,
+  action: string,
+  fields: Record<string, unknown> = {},
+): Promise<ClientResponse<ActionResponse<T>>> {
+  return client.post<ActionResponse<T>>("/actions", { action, origin: "cli", ...fields });
+}
+
+/** The JSON definition in `file` (`-`: stdin); unreadable or non-JSON is a usage error. */
+async function readDefinition(file: string): Promise<unknown> {
+  const name = file === "-" ? "stdin" : `"${file}"`;
+  let text: string;
+  try {
+    text = file === "-"
+      ? await new Response(Deno.stdin.readable).text()
+      : await Deno.readTextFile(file);
+  } catch (error) {
+    throw new UsageError(`Cannot read definition file ${name}: ${(error as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`Definition file ${name} is not JSON: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * An ISO instant as `YYYY-MM-DD HH:MM TZ` in `timeZone` (default: the local
+ * zone), TZ being the zone's short name (`EDT`, `UTC`, `GMT+1`); `-` for null.
+ */
+export function localTime(
+  iso: string | null,
+  timeZone: string = Temporal.Now.timeZoneId(),
+): string {
+  if (iso === null) return "-";
+  const zoned = Temporal.Instant.from(iso).toZonedDateTimeISO(timeZone);
+  const hhmm = zoned.toPlainTime().toString({ smallestUnit: "minute" });
+  const zoneName = new Intl.DateTimeFormat("en-US", { timeZone, timeZoneName: "short" })
+    .formatToParts(zoned.epochMilliseconds)
+    .find((part) => part.type === "timeZoneName")?.value ?? timeZone;
+  return `${zoned.toPlainDate()} ${hhmm} ${zoneName}`;
+}
+
+/** A stored routine as `key: value` lines; lists and objects as JSON. */
+function keyValues(routine: StoredRoutine): string {
+  return alignedLines(
+    Object.entries(routine).map(([key, value]) => [
+      key,
+      value === null || value === undefined
+        ? "-"
+        : typeof value === "object"
+        ? JSON.stringify(value)
+        : String(value),
+    ]),
+  );
+}
+
+/** `key: value` lines with the values aligned; continuation lines are indented. */
+function alignedLines(entries: Array<[string, string]>): string {
+  const width = Math.max(...entries.map(([key]) => key.length)) + 1;
+  return entries
+    .map(([key, value]) =>
+      `${`${key}:`.padEnd(width)} ${value.replaceAll("\n", `\n${" ".repeat(width + 1)}`)}`
+    )
+    .join("\n");
+}
+
+async function withClient(
+  home: string | undefined,
+  io: Io,
+  call: (client: SvcClient) => Promise<number>,
+): Promise<number> {
+  const { client } = connect(home, io);
+  try {
+    return await call(client);
+  } finally {
+    client.close();
+  }
+}
+
+function requireId(positionals: string[]): string {
+  const id = positionals[0];
+  if (id === undefined) throw new UsageError("Missing routine ID");
+  return id;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, " ");
+}
