@@ -20,15 +20,17 @@ export interface RoutineHealth {
 }
 
 /**
- * A routine's health from its row and its recent runs (newest first). Pure:
- * `nowMs` and the host zone come in. Stale means an ACTIVE routine whose
- * planning is older than two cadences, or a running run whose lease expired.
+ * A routine's health from its row, its recent runs that happened (not
+ * `skipped`, newest first) and its last success. Pure: `nowMs` and the host
+ * zone come in. Stale means an ACTIVE routine whose planning is older than
+ * two cadences, or a running run whose lease expired.
  */
 export function routineHealth(
   routine: RoutineRow,
-  recentRuns: readonly RunRow[],
+  history: { recentRuns: readonly RunRow[]; lastSuccess: RunRow | null },
   { nowMs, hostZone }: { nowMs: number; hostZone: string },
 ): RoutineHealth {
+  const { recentRuns } = history;
   const active = routine.definition.status === "ACTIVE";
   const anchor = planningAnchor(routine);
   let nextDueAt: string | null = null;
@@ -39,7 +41,7 @@ export function routineHealth(
   }
   let consecutiveFailures = 0;
   for (const run of recentRuns) {
-    if (run.status === "skipped" || run.status === "running") continue;
+    if (run.status === "running") continue;
     if (run.status === "succeeded") break;
     consecutiveFailures++;
   }
@@ -57,7 +59,7 @@ export function routineHealth(
     nextDueAt,
     lastPlannedAt: routine.lastPlannedAt,
     lastRunAt: recentRuns.find((run) => run.startedAt !== null)?.startedAt ?? null,
-    lastSuccessAt: recentRuns.find((run) => run.status === "succeeded")?.endedAt ?? null,
+    lastSuccessAt: history.lastSuccess?.endedAt ?? null,
     consecutiveFailures,
     missedCount: routine.missedCount,
     lease: leased ? { owner: leased.leaseOwner!, expiresAt: leased.leaseExpiresAt! } : null,

@@ -37,6 +37,9 @@ export interface ImportResult {
   failed: Array<{ file: string; reason: string }>;
 }
 
+/** Health counts consecutive failures over at most this many recent runs. */
+const HEALTH_HISTORY_RUNS = 1000;
+
 function routineNotFound(id: string): ServiceError {
   return new ServiceError("routine_not_found", 404, `Routine "${id}" does not exist`, { id });
 }
@@ -114,7 +117,11 @@ export class RoutineService {
   health(id: string): RoutineHealth {
     const routine = this.#o.routines.get(id);
     if (!routine) throw routineNotFound(id);
-    return routineHealth(routine, this.#o.runs.listForRoutine(id, 100), {
+    const history = {
+      recentRuns: this.#o.runs.outcomes(id, HEALTH_HISTORY_RUNS),
+      lastSuccess: this.#o.runs.lastSucceeded(id),
+    };
+    return routineHealth(routine, history, {
       nowMs: this.#o.clock.now(),
       hostZone: this.#o.hostZone(),
     });

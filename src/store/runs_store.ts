@@ -121,6 +121,23 @@ export class RunsStore {
     ).all(routineId, limit) as unknown as Raw[]).map(fromRaw);
   }
 
+  /** A routine's runs that happened (not `skipped`), newest first: health's history. */
+  outcomes(routineId: string, limit: number): RunRow[] {
+    return (this.#db.prepare(
+      `SELECT * FROM runs WHERE routine_id = ? AND status != 'skipped'
+       ORDER BY created_at DESC, id DESC LIMIT ?`,
+    ).all(routineId, limit) as unknown as Raw[]).map(fromRaw);
+  }
+
+  /** A routine's newest `succeeded` run, or null. */
+  lastSucceeded(routineId: string): RunRow | null {
+    const raw = this.#db.prepare(
+      `SELECT * FROM runs WHERE routine_id = ? AND status = 'succeeded'
+       ORDER BY created_at DESC, id DESC LIMIT 1`,
+    ).get(routineId) as Raw | undefined;
+    return raw ? fromRaw(raw) : null;
+  }
+
   /** Runs with status `running` (optionally of one routine). */
   running(routineId?: string): RunRow[] {
     const where = routineId === undefined ? "" : "AND routine_id = ?";

@@ -299,3 +299,18 @@ Deno.test("a wall-clock jump (resume from sleep) re-plans at once, missing the o
   await r.t.daemon.scheduler.stop();
   assert.match(await Deno.readTextFile(`${r.t.home}/logs/daemon.log`), /Wall clock jumped/);
 });
+
+Deno.test("health keeps the last success after a long outage full of missed occurrences", async () => {
+  await using r = await rig("2026-01-05T08:00:00.000Z");
+  await r.action("svc.automations.create", { definition: r.definition() });
+  await tickAt(r, "2026-01-05T09:00:00.000Z");
+  (await r.spawner.next(1)).exit(0);
+  await r.t.daemon.runner.settled();
+  // 200 days later: 199 missed occurrences (100 recorded as rows, all counted).
+  await tickAt(r, "2026-07-24T09:30:00.000Z");
+  const health = (await r.action("svc.automations.health", { id: "daily" })).body.result;
+  assert.equal(health.missedCount, 199);
+  assert.notEqual(health.lastSuccessAt, null);
+  assert.equal(health.consecutiveFailures, 0);
+  assert.notEqual(health.lastRunAt, null);
+});
