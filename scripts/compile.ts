@@ -96,6 +96,8 @@ export function compileArgs(target: Target, options: CompileArgsOptions): string
   return [
     "compile",
     ...PERMISSION_FLAGS,
+    // The owner-only named pipe is created through FFI (src/transport/named_pipe_windows.ts).
+    ...(target.includes("windows") ? ["--allow-ffi"] : []),
     "--target",
     target,
     "--output",

@@ -23,10 +23,12 @@ import { Runner } from "./automations/runner.ts";
 import { Scheduler } from "./automations/scheduler.ts";
 import { RoutineService } from "./automations/routines.ts";
 import type { Listener } from "./transport/listener.ts";
-import { probeSocket } from "./transport/socket_probe.ts";
 import { formatTcpAddress, listenTcp, type TcpAddress } from "./transport/tcp_loopback.ts";
-import { listenUnix } from "./transport/unix_socket.ts";
-import { SvcClient } from "./client/client.ts";
+import {
+  alreadyRunningMessage,
+  type LocalEndpoint,
+  localEndpoint,
+} from "./transport/local_endpoint.ts";
 
 /** How to start a daemon; everything but `home` has a production default. */
 export interface DaemonOptions {
@@ -76,13 +78,17 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     config.projectRoots = options.projectRoots;
   }
 
-  const lock = await acquireHomeLock(paths);
+  const local = localEndpoint(paths);
+  if (options.tcp && Deno.build.os === "windows") {
+    throw new ConfigError("--tcp is not available on Windows: use the named pipe");
+  }
+  const lock = await acquireHomeLock(paths, local);
   const resources: Array<() => void | Promise<void>> = [() => lock.close()];
   const release = async () => {
     for (const close of resources.splice(0).reverse()) await close();
   };
   try {
-    await clearStaleSocket(paths);
+    await local.prepare();
     const logFile = fileSink(paths.logFile);
     resources.push(() => logFile.close());
     const log = createLogger(
@@ -193,7 +199,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         instanceId,
         startedAtMs,
         clock,
-        endpoint: { transport: "unix", path: paths.socket },
+        endpoint: local.endpoint,
         tcp: options.tcp ? formatTcpAddress(options.tcp) : null,
         capabilities: () => capabilities.list(),
         liveSessions: () => supervisor.liveCount(),
@@ -211,7 +217,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     });
     const handler = createHandler(routes, { instanceId, log });
 
-    listeners.push(listenUnix(paths.socket, handler));
+    listeners.push(await local.listen(handler));
     if (options.tcp) {
       try {
         listeners.push(listenTcp(options.tcp, handler));
@@ -225,7 +231,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       }
     }
     if (options.scheduler !== false) scheduler.start();
-    log.info("svc daemon started", { pid: Deno.pid, instanceId, socket: paths.socket });
+    log.info("svc daemon started", { pid: Deno.pid, instanceId, endpoint: local.address });
 
     const daemon: Daemon = {
       instanceId,
@@ -276,33 +282,11 @@ async function probeHarnesses(harnesses: Map<string, HarnessSpec>, prober: Progr
  * kernel even on kill -9) closes the probe → unlink → bind race between two
  * daemons starting together (deno-notes).
  */
-async function acquireHomeLock(paths: HomePaths): Promise<Deno.FsFile> {
+async function acquireHomeLock(paths: HomePaths, local: LocalEndpoint): Promise<Deno.FsFile> {
   const file = await Deno.open(paths.lock, { read: true, write: true, create: true, mode: 0o600 });
   if (await file.tryLock(true)) return file;
   file.close();
-  throw new ConfigError(await alreadyRunningMessage(paths));
-}
-
-/** Refuses a live daemon's socket, removes a stale one, never removes a non-socket. */
-async function clearStaleSocket(paths: HomePaths): Promise<void> {
-  const state = await probeSocket(paths.socket);
-  if (state === "live") throw new ConfigError(await alreadyRunningMessage(paths));
-  if (state === "not_socket") {
-    throw new ConfigError(`"${paths.socket}" exists and is not a socket: remove it by hand`);
-  }
-  if (state === "stale") await Deno.remove(paths.socket);
-}
-
-async function alreadyRunningMessage(paths: HomePaths): Promise<string> {
-  const client = new SvcClient({ socketPath: paths.socket });
-  try {
-    const health = await client.health();
-    return `svc is already running (pid ${health.pid}) on "${paths.socket}"`;
-  } catch {
-    return `Another svc is starting on home "${paths.root}"`;
-  } finally {
-    client.close();
-  }
+  throw new ConfigError(await alreadyRunningMessage(local.target, paths));
 }
 
 function defaultCodexHome(): string {

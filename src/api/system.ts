@@ -8,9 +8,7 @@ import type { Clock } from "../clock.ts";
 import { isoTime } from "../clock.ts";
 import { API_VERSION, SESSION_POLICY_CONTRACT, SVC_VERSION } from "../version.ts";
 import type { CapabilityRecord } from "../sessions/capabilities.ts";
-
-/** Where the daemon listens, as reported by `/health` (D5). */
-export type Endpoint = { transport: "unix"; path: string } | { transport: "pipe"; name: string };
+import type { Endpoint } from "../transport/local_endpoint.ts";
 
 /** What the system routes need from the daemon. */
 export interface SystemDeps {

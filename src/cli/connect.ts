@@ -1,9 +1,13 @@
 import { SvcClient } from "../client/client.ts";
 import { homePaths, resolveHome } from "../config/home.ts";
+import { localEndpoint } from "../transport/local_endpoint.ts";
 import type { Io } from "./command.ts";
 
-/** A client for the daemon of `--home` / `$SVC_HOME` / `~/.svc`, and its socket path. */
+/**
+ * A client for the daemon of `--home` / `$SVC_HOME` / `~/.svc` over its
+ * local endpoint, and that endpoint's address (socket path or pipe name).
+ */
 export function connect(home: string | undefined, io: Io): { client: SvcClient; socket: string } {
-  const socket = homePaths(resolveHome(home, io.env)).socket;
-  return { client: new SvcClient({ socketPath: socket }), socket };
+  const local = localEndpoint(homePaths(resolveHome(home, io.env)));
+  return { client: new SvcClient(local.target), socket: local.address };
 }

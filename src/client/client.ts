@@ -10,14 +10,16 @@
  * bytes are sent; it never replays a mutation. Bodies over 4 MiB are refused.
  */
 
+import { fetchOverPath } from "./node_http_fetch.ts";
+
 /** The response body bound of first-party clients (C8). */
 export const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 
 /** The contract this client speaks. */
 export const CLIENT_API_VERSION = "svc.daemon.v1";
 
-/** Where the daemon is: its Unix socket, or a loopback `host:port`. */
-export type ClientTarget = { socketPath: string } | { tcp: string };
+/** Where the daemon is: its Unix socket, its Windows named pipe, or a loopback `host:port`. */
+export type ClientTarget = { socketPath: string } | { pipe: string } | { tcp: string };
 
 /** Why a call failed on the client side, before or instead of a daemon answer. */
 export type ClientErrorCode =
@@ -74,21 +76,23 @@ export class SvcClient {
   /** The endpoint for messages: the socket path or `host:port`. */
   readonly #endpoint: string;
   readonly #httpClient: Deno.HttpClient | undefined;
+  /** Set for a named pipe: requests go through node:http instead of fetch. */
+  readonly #pipe: string | undefined;
   readonly #options: ClientOptions;
   #negotiated: Health | null = null;
 
   constructor(target: ClientTarget, options: ClientOptions = {}) {
     this.#options = options;
-    this.#endpoint = "socketPath" in target ? target.socketPath : target.tcp;
-    if ("socketPath" in target) {
-      this.#baseUrl = "http://localhost/api/v1";
-      this.#httpClient = Deno.createHttpClient({
-        proxy: { transport: "unix", path: target.socketPath },
-      });
-    } else {
-      this.#baseUrl = `http://${target.tcp}/api/v1`;
-      this.#httpClient = undefined;
-    }
+    this.#endpoint = "socketPath" in target
+      ? target.socketPath
+      : "pipe" in target
+      ? target.pipe
+      : target.tcp;
+    this.#pipe = "pipe" in target ? target.pipe : undefined;
+    this.#httpClient = "socketPath" in target
+      ? Deno.createHttpClient({ proxy: { transport: "unix", path: target.socketPath } })
+      : undefined;
+    this.#baseUrl = "tcp" in target ? `http://${target.tcp}/api/v1` : "http://localhost/api/v1";
   }
 
   /** The negotiated health, or null before negotiation or after an instance change. */
@@ -171,13 +175,18 @@ export class SvcClient {
   ): Promise<ClientResponse & { instanceId: string | null }> {
     let response: Response;
     try {
-      response = await fetch(this.#baseUrl + path, {
+      const init = {
         method,
-        client: this.#httpClient,
         signal,
-        headers: body === undefined ? {} : { "content-type": "application/json" },
+        headers: body === undefined ? {} : { "content-type": "application/json" } as Record<
+          string,
+          string
+        >,
         body: body === undefined ? undefined : JSON.stringify(body),
-      });
+      };
+      response = this.#pipe === undefined
+        ? await fetch(this.#baseUrl + path, { ...init, client: this.#httpClient })
+        : await fetchOverPath(this.#pipe, this.#baseUrl + path, init);
     } catch (error) {
       if (signal?.aborted) throw error;
       // The connection to the negotiated peer is gone: that binding is lost too.

@@ -93,3 +93,17 @@ Deno.test("SvcClient refuses response bodies over its bound and reports unreacha
     await removeTree(dir);
   }
 });
+
+Deno.test("SvcClient over the node:http path transport (the Windows pipe client) negotiates and posts", async () => {
+  await using t = await startTestDaemon();
+  // node:http dials a Unix socket path the same way it dials a named pipe.
+  const client = new SvcClient({ pipe: t.socket });
+  try {
+    assert.equal((await client.negotiate()).instanceId, t.daemon.instanceId);
+    const refused = await client.post<{ error: { code: string } }>("/sessions", { bogus: 1 });
+    assert.equal(refused.status, 400);
+    assert.equal(refused.body.error.code, "invalid_request");
+  } finally {
+    client.close();
+  }
+});

@@ -251,3 +251,10 @@ Deno.test("deno task compile without access to dl.deno.land exits 1 with the cle
     await Deno.remove(outDir, { recursive: true });
   }
 });
+
+Deno.test("compileArgs() grants FFI only to the Windows target (the owner-only pipe)", () => {
+  for (const target of TARGETS) {
+    const args = compileArgs(target, { outDir: "dist" });
+    assert.equal(args.includes("--allow-ffi"), target.includes("windows"), target);
+  }
+});

@@ -1,0 +1,579 @@
+/**
+ * HTTP/1.1 over a raw byte stream, for the transport that hands svc bytes
+ * instead of `Request`s (the Windows named pipe, docs/windows.md): an
+ * incremental request parser, a response serializer and a connection loop
+ * over any `ByteDuplex`. Nothing here touches the OS, so all of it is tested
+ * on every platform.
+ *
+ * Deliberately small: origin-form targets, `Content-Length` bodies only
+ * (chunked request bodies get 411, other transfer codings 501), keep-alive,
+ * pipelining (answered in order), `Expect: 100-continue`. Lines must end in
+ * CRLF; obs-fold, bare CR/LF, and conflicting lengths are refused (RFC 9112).
+ */
+
+/** Size bounds of one request. */
+export interface Http1Limits {
+  /** Request line plus header lines, in bytes (431 beyond). */
+  readonly maxHeadBytes: number;
+  /** Request line alone (414 beyond). */
+  readonly maxRequestLineBytes: number;
+  /** Header field lines (431 beyond). */
+  readonly maxHeaderCount: number;
+  /** `Content-Length` (413 beyond; D6's 1 MiB by default). */
+  readonly maxBodyBytes: number;
+}
+
+/** The limits used when none are given (node:http's 16 KiB head, D6's 1 MiB body). */
+export const DEFAULT_LIMITS: Http1Limits = {
+  maxHeadBytes: 16 * 1024,
+  maxRequestLineBytes: 8 * 1024,
+  maxHeaderCount: 100,
+  maxBodyBytes: 1024 * 1024,
+};
+
+/** A parsed request line and header section. */
+export interface RequestHead {
+  readonly method: string;
+  /** Origin-form path and query, e.g. `/api/v1/health?x=1`. */
+  readonly target: string;
+  readonly version: "1.0" | "1.1";
+  /** Field lines in order, names as sent. */
+  readonly headers: ReadonlyArray<readonly [string, string]>;
+  readonly contentLength: number;
+  /** Whether the client allows another request on this connection. */
+  readonly keepAlive: boolean;
+  readonly expectContinue: boolean;
+}
+
+/** A complete request: its head and exactly `contentLength` body bytes. */
+export interface ParsedRequest {
+  readonly head: RequestHead;
+  readonly body: Uint8Array<ArrayBuffer>;
+}
+
+/** A request the framing refuses; answered with `status` and the D6 envelope, then closed. */
+export class FramingError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly details: Record<string, unknown>;
+
+  constructor(status: number, code: string, message: string, details = {}) {
+    super(message);
+    this.name = "FramingError";
+    this.status = status;
+    this.code = code;
+    this.details = details;
+  }
+}
+
+const CR = 13;
+const LF = 10;
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const FIELD_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):(.*)$/;
+const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
+
+function badRequest(message: string): FramingError {
+  return new FramingError(400, "invalid_request", message);
+}
+
+/**
+ * Parses the head at the start of `bytes` (leading empty lines skipped, RFC
+ * 9112 §2.2). Returns `null` while the blank line that ends the head has not
+ * arrived; throws `FramingError` for a head that can never be valid.
+ */
+export function parseRequestHead(
+  bytes: Uint8Array,
+  limits: Http1Limits = DEFAULT_LIMITS,
+): { head: RequestHead; headLength: number } | null {
+  let start = 0;
+  while (bytes[start] === CR && bytes[start + 1] === LF) start += 2;
+  const end = indexOfHeadEnd(bytes, start);
+  const firstLineEnd = indexOfCrlf(bytes, start);
+  const requestLineBytes = (firstLineEnd < 0 ? bytes.length : firstLineEnd) - start;
+  if (requestLineBytes > limits.maxRequestLineBytes) {
+    throw new FramingError(414, "uri_too_long", "Request line is too long", {
+      limit: limits.maxRequestLineBytes,
+    });
+  }
+  if (end < 0 ? bytes.length > limits.maxHeadBytes : end + 4 > limits.maxHeadBytes) {
+    throw new FramingError(431, "headers_too_large", "Request header section is too large", {
+      limit: limits.maxHeadBytes,
+    });
+  }
+  if (end < 0) return null;
+  const lines = latin1(bytes.subarray(start, end)).split("\r\n");
+  return { head: parseLines(lines, limits), headLength: end + 4 };
+}
+
+function parseLines(lines: string[], limits: Http1Limits): RequestHead {
+  for (const line of lines) {
+    if (/[\r\n\0]/.test(line)) throw badRequest("Request head holds a bare CR, LF or NUL");
+  }
+  const [requestLine, ...fieldLines] = lines;
+  const parts = requestLine.split(" ");
+  if (parts.length !== 3 || !TOKEN.test(parts[0])) {
+    throw badRequest("Request line is not METHOD SP TARGET SP VERSION");
+  }
+  const [method, rawTarget, rawVersion] = parts;
+  const version = parseVersion(rawVersion);
+  const target = parseTarget(rawTarget);
+  if (fieldLines.length > limits.maxHeaderCount) {
+    throw new FramingError(431, "headers_too_large", "Request has too many header fields", {
+      limit: limits.maxHeaderCount,
+    });
+  }
+  const headers: Array<readonly [string, string]> = [];
+  for (const line of fieldLines) {
+    if (line.startsWith(" ") || line.startsWith("\t")) {
+      throw badRequest("Folded header lines (obs-fold) are not accepted");
+    }
+    const match = FIELD_LINE.exec(line);
+    if (!match) throw badRequest(`Header line "${line.slice(0, 40)}" is malformed`);
+    const value = match[2].replace(/^[ \t]+|[ \t]+$/g, "");
+    if (!FIELD_VALUE.test(value)) {
+      throw badRequest(`Header "${match[1]}" holds a control character`);
+    }
+    headers.push([match[1], value]);
+  }
+  return { method, target, version, headers, ...fieldSemantics(headers, version, limits) };
+}
+
+function parseVersion(raw: string): "1.0" | "1.1" {
+  const match = /^HTTP\/(\d)\.(\d)$/.exec(raw);
+  if (!match) throw badRequest(`"${raw.slice(0, 20)}" is not an HTTP version`);
+  if (match[1] !== "1") {
+    throw new FramingError(505, "http_version_not_supported", `HTTP/${match[1]} is not supported`);
+  }
+  return match[2] === "0" ? "1.0" : "1.1";
+}
+
+function parseTarget(raw: string): string {
+  if (!VISIBLE_ASCII.test(raw)) throw badRequest("Request target holds invalid characters");
+  if (raw.startsWith("/")) return raw;
+  if (/^https?:\/\//i.test(raw)) {
+    try {
+      const url = new URL(raw);
+      return url.pathname + url.search;
+    } catch {
+      throw badRequest(`Request target "${raw.slice(0, 80)}" is not a valid URL`);
+    }
+  }
+  throw badRequest(`Request target "${raw.slice(0, 80)}" is not a path`);
+}
+
+function fieldSemantics(
+  headers: ReadonlyArray<readonly [string, string]>,
+  version: "1.0" | "1.1",
+  limits: Http1Limits,
+): Pick<RequestHead, "contentLength" | "keepAlive" | "expectContinue"> {
+  const values = (name: string) =>
+    headers.filter(([key]) => key.toLowerCase() === name).map(([, value]) => value);
+  const hosts = values("host");
+  if (version === "1.1" && hosts.length !== 1) {
+    throw badRequest(hosts.length === 0 ? "Host header is missing" : "Host header is repeated");
+  }
+  const transferEncoding = values("transfer-encoding");
+  const lengths = values("content-length").flatMap((value) => value.split(","))
+    .map((value) => value.trim());
+  if (transferEncoding.length > 0) {
+    if (lengths.length > 0) throw badRequest("Both Transfer-Encoding and Content-Length are set");
+    const codings = transferEncoding.join(",").toLowerCase().split(",").map((c) => c.trim());
+    if (codings[codings.length - 1] === "chunked") {
+      throw new FramingError(
+        411,
+        "length_required",
+        "Chunked request bodies are not accepted: send Content-Length",
+      );
+    }
+    throw new FramingError(501, "not_implemented", `Transfer coding "${codings.join(", ")}"`);
+  }
+  let contentLength = 0;
+  if (lengths.length > 0) {
+    if (!lengths.every((value) => /^\d+$/.test(value)) || new Set(lengths).size !== 1) {
+      throw badRequest("Content-Length is not one non-negative integer");
+    }
+    contentLength = lengths[0].length > 15 ? Infinity : Number(lengths[0]);
+    if (contentLength > limits.maxBodyBytes) {
+      throw new FramingError(
+        413,
+        "payload_too_large",
+        `Request body exceeds ${limits.maxBodyBytes} bytes`,
+        { limit: limits.maxBodyBytes },
+      );
+    }
+  }
+  const connection = values("connection").join(",").toLowerCase().split(",").map((t) => t.trim());
+  const keepAlive = !connection.includes("close") &&
+    (version === "1.1" || connection.includes("keep-alive"));
+  const expect = values("expect").join(",").trim().toLowerCase();
+  if (expect !== "" && expect !== "100-continue") {
+    throw new FramingError(417, "expectation_failed", `Expectation "${expect}" is not supported`);
+  }
+  return { contentLength, keepAlive, expectContinue: expect !== "" && version === "1.1" };
+}
+
+/**
+ * Turns a stream of chunks into requests, in order: bytes of a pipelined
+ * next request stay buffered until it is asked for.
+ */
+export class RequestReader {
+  readonly #limits: Http1Limits;
+  #buffer: Uint8Array<ArrayBuffer> = new Uint8Array(0);
+  #head: { head: RequestHead; headLength: number } | null = null;
+
+  constructor(limits: Http1Limits = DEFAULT_LIMITS) {
+    this.#limits = limits;
+  }
+
+  /** Appends received bytes (copied: the caller may reuse `chunk`). */
+  push(chunk: Uint8Array): void {
+    const joined = new Uint8Array(this.#buffer.length + chunk.length);
+    joined.set(this.#buffer);
+    joined.set(chunk, this.#buffer.length);
+    this.#buffer = joined;
+  }
+
+  /** Bytes received and not yet returned as part of a request. */
+  get buffered(): number {
+    return this.#buffer.length;
+  }
+
+  /** The head of a request whose body is still arriving (for 100-continue). */
+  get pendingHead(): RequestHead | null {
+    return this.#head?.head ?? null;
+  }
+
+  /** The next complete request, or `null` until more bytes arrive. Throws `FramingError`. */
+  next(): ParsedRequest | null {
+    this.#head ??= parseRequestHead(this.#buffer, this.#limits);
+    if (!this.#head) return null;
+    const { head, headLength } = this.#head;
+    const end = headLength + head.contentLength;
+    if (this.#buffer.length < end) return null;
+    const body = this.#buffer.slice(headLength, end);
+    this.#buffer = this.#buffer.slice(end);
+    this.#head = null;
+    return { head, body };
+  }
+}
+
+/** How a response body is delimited on the wire. */
+export type BodyFraming =
+  | { readonly kind: "length"; readonly length: number }
+  | { readonly kind: "chunked" }
+  | { readonly kind: "close" }
+  | { readonly kind: "none" };
+
+const REASONS: Record<number, string> = {
+  100: "Continue",
+  200: "OK",
+  201: "Created",
+  202: "Accepted",
+  204: "No Content",
+  304: "Not Modified",
+  400: "Bad Request",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  408: "Request Timeout",
+  409: "Conflict",
+  411: "Length Required",
+  413: "Content Too Large",
+  414: "URI Too Long",
+  415: "Unsupported Media Type",
+  417: "Expectation Failed",
+  431: "Request Header Fields Too Large",
+  500: "Internal Server Error",
+  501: "Not Implemented",
+  503: "Service Unavailable",
+  505: "HTTP Version Not Supported",
+};
+
+/** Hop-by-hop fields the serializer owns; a handler's values for them are dropped. */
+const OWNED_FIELDS = new Set(["connection", "keep-alive", "transfer-encoding", "content-length"]);
+
+const encoder = new TextEncoder();
+
+/**
+ * The status line and header section of a response, ending with the blank
+ * line. `keepAlive10` announces a kept HTTP/1.0 connection, which 1.0 clients
+ * need to see.
+ */
+export function serializeResponseHead(
+  status: number,
+  headers: Headers,
+  framing: BodyFraming,
+  options: { close: boolean; keepAlive10?: boolean; date?: string; statusText?: string },
+): Uint8Array {
+  const reason = options.statusText || REASONS[status] || "";
+  const lines = [`HTTP/1.1 ${status} ${reason}`];
+  for (const [name, value] of headers) {
+    if (!OWNED_FIELDS.has(name)) lines.push(`${name}: ${value}`);
+  }
+  if (options.date && !headers.has("date")) lines.push(`date: ${options.date}`);
+  if (framing.kind === "length") lines.push(`content-length: ${framing.length}`);
+  if (framing.kind === "chunked") lines.push("transfer-encoding: chunked");
+  if (options.close || framing.kind === "close") lines.push("connection: close");
+  else if (options.keepAlive10) lines.push("connection: keep-alive");
+  return encoder.encode(lines.join("\r\n") + "\r\n\r\n");
+}
+
+/** One chunk of a chunked body (RFC 9112 §7.1); empty data would end the body, so it is refused. */
+export function encodeChunk(data: Uint8Array): Uint8Array {
+  if (data.length === 0) throw new RangeError("An empty chunk would end the body");
+  const size = encoder.encode(`${data.length.toString(16)}\r\n`);
+  const out = new Uint8Array(size.length + data.length + 2);
+  out.set(size);
+  out.set(data, size.length);
+  out.set([CR, LF], size.length + data.length);
+  return out;
+}
+
+/** The last chunk with no trailers. */
+export const LAST_CHUNK: Uint8Array = encoder.encode("0\r\n\r\n");
+
+/** The interim response that lets a client send the body it is holding back. */
+export const CONTINUE_RESPONSE: Uint8Array = encoder.encode("HTTP/1.1 100 Continue\r\n\r\n");
+
+/** Bodies up to this size are buffered and sent with Content-Length; longer ones are chunked. */
+const BUFFERED_BODY_BYTES = 64 * 1024;
+
+/**
+ * Writes `response` for a request with `method`/`version`/`keepAlive`
+ * through `write`. Returns whether the connection may carry another request.
+ */
+export async function writeResponse(
+  response: Response,
+  request: { method: string; version: "1.0" | "1.1"; keepAlive: boolean },
+  write: (bytes: Uint8Array) => Promise<void>,
+  options: { date?: string } = {},
+): Promise<boolean> {
+  const status = response.status;
+  const close = !request.keepAlive;
+  const head = (framing: BodyFraming) =>
+    serializeResponseHead(status, response.headers, framing, {
+      close,
+      keepAlive10: request.version === "1.0",
+      date: options.date,
+      statusText: response.statusText,
+    });
+  if (status === 204 || status === 304 || response.body === null) {
+    await response.body?.cancel();
+    const framing: BodyFraming = status === 204 || status === 304
+      ? { kind: "none" }
+      : { kind: "length", length: 0 };
+    await write(head(framing));
+    return !close;
+  }
+  const reader = response.body.getReader();
+  const buffered: Uint8Array[] = [];
+  let size = 0;
+  let ended = false;
+  while (size <= BUFFERED_BODY_BYTES) {
+    const { done, value } = await reader.read();
+    if (done) {
+      ended = true;
+      break;
+    }
+    buffered.push(value);
+    size += value.length;
+  }
+  const sendBody = request.method !== "HEAD";
+  if (ended) {
+    reader.releaseLock();
+    const bytes = concat([head({ kind: "length", length: size }), ...(sendBody ? buffered : [])]);
+    await write(bytes);
+    return !close;
+  }
+  if (!sendBody) {
+    await reader.cancel();
+    await write(head({ kind: "none" }));
+    return !close;
+  }
+  const chunked = request.version === "1.1";
+  await write(head(chunked ? { kind: "chunked" } : { kind: "close" }));
+  const send = (data: Uint8Array) => write(chunked ? encodeChunk(data) : data);
+  await send(concat(buffered));
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (value.length > 0) await send(value);
+  }
+  if (chunked) await write(LAST_CHUNK);
+  return chunked && !close;
+}
+
+/** A byte stream the connection loop reads requests from and writes responses to. */
+export interface ByteDuplex {
+  /** Reads into `into`: the byte count, or `null` at end of stream, on error or when cancelled. */
+  read(into: Uint8Array): Promise<number | null>;
+  /** Writes all of `bytes`; rejects when the peer is gone. */
+  write(bytes: Uint8Array): Promise<void>;
+  /** Makes a pending `read` resolve `null` soon; a no-op when none is pending. */
+  cancelRead(): void;
+}
+
+/** Options of `serveHttp1Connection`. */
+export interface ServeHttp1Options {
+  limits?: Http1Limits;
+  /** A read that brings nothing for this long ends the connection (default 30 s). */
+  readTimeoutMs?: number;
+  /** Checked between requests: when true the connection ends after the current response. */
+  isStopping?: () => boolean;
+  /** The `date` header's clock (default: the system clock). */
+  now?: () => Date;
+}
+
+/**
+ * Serves requests from `conn` until the client closes, asks to close, sends
+ * something unframeable (answered with its 4xx first), idles past the read
+ * timeout, or the server is stopping. Never throws; the caller closes `conn`.
+ */
+export async function serveHttp1Connection(
+  conn: ByteDuplex,
+  handler: (req: Request) => Promise<Response>,
+  options: ServeHttp1Options = {},
+): Promise<void> {
+  const reader = new RequestReader(options.limits ?? DEFAULT_LIMITS);
+  const isStopping = options.isStopping ?? (() => false);
+  const date = () => (options.now ?? (() => new Date()))().toUTCString();
+  const buffer = new Uint8Array(64 * 1024);
+  const write = (bytes: Uint8Array) => conn.write(bytes);
+  let continued: RequestHead | null = null;
+  try {
+    for (;;) {
+      let parsed: ParsedRequest | null;
+      try {
+        parsed = reader.next();
+      } catch (error) {
+        if (!(error instanceof FramingError)) throw error;
+        await write(framingErrorResponse(error, date()));
+        return;
+      }
+      if (parsed === null) {
+        if (isStopping() && reader.buffered === 0) return;
+        const pending = reader.pendingHead;
+        if (pending?.expectContinue && continued !== pending) {
+          continued = pending;
+          await write(CONTINUE_RESPONSE);
+          if (isStopping()) return;
+        }
+        const count = await readWithTimeout(conn, buffer, options.readTimeoutMs ?? 30_000);
+        if (count === null) return;
+        reader.push(buffer.subarray(0, count));
+        continue;
+      }
+      const { head, body } = parsed;
+      let request: Request;
+      try {
+        request = toRequest(head, body);
+      } catch (error) {
+        await write(framingErrorResponse(badRequest((error as Error).message), date()));
+        return;
+      }
+      const response = await handler(request).catch(() =>
+        new Response(
+          JSON.stringify({
+            error: {
+              code: "internal_error",
+              message: "The daemon hit an unexpected error",
+              details: {},
+            },
+          }),
+          { status: 500, headers: { "content-type": "application/json; charset=utf-8" } },
+        )
+      );
+      const keepAlive = head.keepAlive && !isStopping();
+      const reusable = await writeResponse(response, { ...head, keepAlive }, write, {
+        date: date(),
+      });
+      if (!reusable || isStopping()) return;
+    }
+  } catch {
+    // The peer went away mid-write, or the handler's body stream failed: just close.
+  }
+}
+
+async function readWithTimeout(
+  conn: ByteDuplex,
+  into: Uint8Array,
+  timeoutMs: number,
+): Promise<number | null> {
+  const timer = setTimeout(() => conn.cancelRead(), timeoutMs);
+  try {
+    return await conn.read(into);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The `Request` the handler sees: URL `http://localhost<target>`, the body only when there is one. */
+export function toRequest(head: RequestHead, body: Uint8Array<ArrayBuffer>): Request {
+  const headers = new Headers();
+  for (const [name, value] of head.headers) headers.append(name, value);
+  const bodyAllowed = head.method !== "GET" && head.method !== "HEAD";
+  return new Request(`http://localhost${head.target}`, {
+    method: head.method,
+    headers,
+    body: bodyAllowed && body.length > 0 ? body : null,
+  });
+}
+
+/** The complete response (D6 envelope, `connection: close`) for a refused request. */
+export function framingErrorResponse(error: FramingError, date?: string): Uint8Array {
+  const body = encoder.encode(JSON.stringify({
+    error: { code: error.code, message: error.message, details: error.details },
+  }));
+  const headers = new Headers({ "content-type": "application/json; charset=utf-8" });
+  return concat([
+    serializeResponseHead(error.status, headers, { kind: "length", length: body.length }, {
+      close: true,
+      date,
+    }),
+    body,
+  ]);
+}
+
+/** Where the head's final CRLFCRLF starts (-1 if not yet received); throws on a bare CR or LF. */
+function indexOfHeadEnd(bytes: Uint8Array, from: number): number {
+  for (let i = from; i < bytes.length; i++) {
+    if (bytes[i] === LF && (i === from || bytes[i - 1] !== CR)) {
+      throw badRequest("Request head holds a bare LF: lines must end with CRLF");
+    }
+    if (bytes[i] === CR && i + 1 < bytes.length && bytes[i + 1] !== LF) {
+      throw badRequest("Request head holds a bare CR");
+    }
+    if (bytes[i] === CR && bytes[i + 1] === LF && bytes[i + 2] === CR && bytes[i + 3] === LF) {
+      return i;
+    }
+  }
+  return -1;
+}
+
+function indexOfCrlf(bytes: Uint8Array, from: number): number {
+  for (let i = from; i + 1 < bytes.length; i++) {
+    if (bytes[i] === CR && bytes[i + 1] === LF) return i;
+  }
+  return -1;
+}
+
+/** Header bytes as ISO-8859-1 text, one character per byte (not WHATWG "latin1", which is cp1252). */
+function latin1(bytes: Uint8Array): string {
+  let text = "";
+  for (let i = 0; i < bytes.length; i += 8192) {
+    text += String.fromCharCode(...bytes.subarray(i, i + 8192));
+  }
+  return text;
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0];
+  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}
