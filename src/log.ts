@@ -8,7 +8,7 @@ export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
-/** Size past which the log file is rotated to `daemon.log.1` at open. */
+/** Size past which the log file is rotated to `daemon.log.1`. */
 export const LOG_ROTATE_BYTES = 10 * 1024 * 1024;
 
 type Sink = (line: string) => void;
@@ -42,23 +42,46 @@ export function createLogger(sinks: Sink[], now: () => number = Date.now): Logge
   return { info: write("INFO"), warn: write("WARN"), error: write("ERROR") };
 }
 
-/** A sink appending to `path` (created 0600), rotating an oversized file first. */
-export function fileSink(path: string): { sink: Sink; close(): void } {
-  try {
-    if (Deno.statSync(path).size > LOG_ROTATE_BYTES) Deno.renameSync(path, `${path}.1`);
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
-  }
-  const file = Deno.openSync(path, { append: true, create: true, mode: 0o600 });
+/**
+ * A sink appending to `path` (created 0600) that rotates it to `path.1` once
+ * it passes `rotateBytes`, at open and while writing, so a long-running
+ * daemon's log stays bounded (two files at most).
+ */
+export function fileSink(
+  path: string,
+  rotateBytes = LOG_ROTATE_BYTES,
+): { sink: Sink; close(): void } {
   const encoder = new TextEncoder();
-  let open = true;
+  let size = 0;
+  let file: Deno.FsFile | null = null;
+  const open = () => {
+    try {
+      size = Deno.statSync(path).size;
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+      size = 0;
+    }
+    if (size > rotateBytes) {
+      Deno.renameSync(path, `${path}.1`);
+      size = 0;
+    }
+    file = Deno.openSync(path, { append: true, create: true, mode: 0o600 });
+  };
+  open();
   return {
     sink: (line) => {
-      if (open) file.writeSync(encoder.encode(line));
+      if (!file) return;
+      const bytes = encoder.encode(line);
+      file.writeSync(bytes);
+      size += bytes.length;
+      if (size > rotateBytes) {
+        file.close();
+        open();
+      }
     },
     close: () => {
-      if (open) file.close();
-      open = false;
+      file?.close();
+      file = null;
     },
   };
 }
