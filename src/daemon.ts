@@ -100,7 +100,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const sessions = new SessionsStore(db);
     const eventsStore = new EventsStore(db);
     const eventLog = new EventLog(eventsStore, clock, log);
-    resources.push(() => void eventLog.flush());
+    resources.push(() => eventLog.shutdown());
 
     const harnesses = buildRegistry(config.harnesses);
     const prober = options.prober ?? systemProber();
@@ -116,10 +116,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       maxLiveSessions: config.maxLiveSessions,
       artifactsDir: config.rawArtifacts ? paths.artifacts : null,
     });
-    const orphaned = await supervisor.recoverOrphans();
-    if (orphaned > 0) {
-      log.warn("Sessions left running by a previous daemon are now orphaned", { orphaned });
+    const orphans = supervisor.recoverOrphans();
+    if (orphans.count > 0) {
+      log.warn("Sessions left running by a previous daemon are now orphaned", {
+        orphaned: orphans.count,
+      });
     }
+    orphans.recorded.catch((error) => log.error("Recording orphaned sessions failed", { error }));
 
     const instanceId = crypto.randomUUID();
     const sessionDeps = {

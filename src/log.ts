@@ -37,7 +37,13 @@ export function formatLogLine(
 export function createLogger(sinks: Sink[], now: () => number = Date.now): Logger {
   const write = (level: string) => (message: string, fields?: Record<string, unknown>) => {
     const line = formatLogLine(new Date(now()).toISOString(), level, message, fields);
-    for (const sink of sinks) sink(line);
+    for (const sink of sinks) {
+      try {
+        sink(line);
+      } catch {
+        // Logging never takes the daemon down (a full disk, a closed stderr): the line is lost.
+      }
+    }
   };
   return { info: write("INFO"), warn: write("WARN"), error: write("ERROR") };
 }

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { invalidRequest, ServiceError } from "./errors.ts";
 import { jsonResponse } from "./json.ts";
 import type { Route } from "./route.ts";
-import { parseInput } from "./validate.ts";
+import { boundedText, parseInput } from "./validate.ts";
 import { readJsonBody } from "../policy/body.ts";
 import { checkActionAuthority } from "../policy/access.ts";
 import { parseDefinition } from "../automations/definition.ts";
@@ -30,7 +30,7 @@ interface ActionDefinition {
   run(input: Record<string, unknown>): Promise<ActionOutcome> | ActionOutcome;
 }
 
-const id = z.string().min(1).max(96);
+const id = boundedText(1, 96);
 
 /** A versioned automation action: kind `automations.changed`, payload = result (C4.1). */
 function automation(

@@ -49,7 +49,7 @@ async function dispatch(
   log: Logger,
 ): Promise<Response> {
   checkTcpHeaders(req, peer);
-  const url = new URL(req.url);
+  const url = requestUrl(req);
   let pathMatched = false;
   for (const { route, pattern } of routes) {
     const match = pattern.exec({ pathname: url.pathname });
@@ -77,6 +77,19 @@ async function dispatch(
     );
   }
   throw new ServiceError("not_found", 404, `No route for "${url.pathname}"`);
+}
+
+/** The request's URL; a Host that makes no URL is the client's error, not ours. */
+function requestUrl(req: Request): URL {
+  try {
+    return new URL(req.url);
+  } catch {
+    throw new ServiceError(
+      "invalid_request",
+      400,
+      "The request's Host or target is not a valid URL",
+    );
+  }
 }
 
 function decodePathSegment(value: string): string {

@@ -137,7 +137,7 @@ export function sessionRoutes(deps: SessionDeps): Route[] {
       handler: async ({ req, params }) => {
         const request = parseInput(inputRequestSchema, await readJsonBody(req));
         refuseContextAdmission(request);
-        await deps.supervisor.input(params.id, request.data);
+        deps.supervisor.input(params.id, request.data);
         return jsonResponse({ ok: true, accepted: true });
       },
     },

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { jsonResponse } from "./json.ts";
 import type { Route } from "./route.ts";
-import { parseInput } from "./validate.ts";
+import { boundedText, parseInput } from "./validate.ts";
 import { ServiceError } from "./errors.ts";
 import { readJsonBody } from "../policy/body.ts";
 import type { Clock } from "../clock.ts";
@@ -29,9 +29,9 @@ const RESTRICTED_BODY_BYTES = 64 * 1024;
 const SHA256_DIGEST = /^sha256:[0-9a-f]{64}$/;
 
 const restrictedLaunchSchema = z.strictObject({
-  profile: z.string().min(1).max(64),
-  harness: z.string().min(1).max(64),
-  cwd: z.string().min(1).max(4096),
+  profile: boundedText(1, 64),
+  harness: boundedText(1, 64),
+  cwd: boundedText(1, 4096),
   prompt: z.string().max(256 * 1024).optional(),
   policyDigest: z.string().regex(SHA256_DIGEST, "must be sha256:<64 lowercase hex>"),
   expiresAt: z.iso.datetime({ offset: true }),

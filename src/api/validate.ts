@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import { z } from "zod";
 import { invalidRequest } from "./errors.ts";
 
 /**
@@ -35,4 +35,17 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
     value = (value as Record<PropertyKey, unknown>)[key];
   }
   return value;
+}
+
+/**
+ * A string of `min` to `max` characters counted as JavaScript string length
+ * (UTF-16 units, D7). zod's own `.min`/`.max` switch to counting code points
+ * once a string is over the bound, which lets emoji-heavy values through.
+ */
+export function boundedText(min: number, max: number, message?: string) {
+  const text = message ?? `expected ${min} to ${max} characters`;
+  const error = { error: () => text };
+  // .min/.max document the bounds (OpenAPI); the refine enforces them in UTF-16 units.
+  return z.string(message === undefined ? undefined : error).min(min, error).max(max, error)
+    .refine((value) => value.length >= min && value.length <= max, error);
 }

@@ -18,7 +18,11 @@ function isAbsoluteHostPath(path: string): boolean {
 
 function boundedString(min: number, max: number) {
   const text = `expected a string of ${min} to ${max} characters`;
-  return z.string(requires(text)).min(min, requires(text)).max(max, requires(text));
+  // JavaScript string length, as for sessions (D7); zod's .max counts code points past the bound.
+  return z.string(requires(text)).min(min, requires(text)).max(max, requires(text)).refine(
+    (value) => value.length >= min && value.length <= max,
+    requires(text),
+  );
 }
 
 function boundedInt(min: number, max: number) {

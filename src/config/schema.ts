@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { boundedText } from "../api/validate.ts";
 
 const HARNESS_ID = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
@@ -10,7 +11,7 @@ const absolutePath = z.string().refine(
 const harnessSchema = z.strictObject({
   command: z.array(z.string().min(1)).min(1),
   prompt: z.enum(["arg", "stdin", "none"]),
-  label: z.string().min(1).max(160).optional(),
+  label: boundedText(1, 160).optional(),
 });
 
 /** `$SVC_HOME/config.json` (D3): every key optional, unknown keys rejected. */

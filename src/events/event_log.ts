@@ -32,6 +32,7 @@ export class EventLog {
   #flushTimer: ReturnType<typeof setTimeout> | null = null;
   #writable: Array<() => void> = [];
   #failing = false;
+  #stopped = false;
   readonly #waiters = new Map<string, Set<() => void>>();
   #waiterCount = 0;
 
@@ -111,6 +112,17 @@ export class EventLog {
     return true;
   }
 
+  /**
+   * The last commit, at daemon stop: flushes once and stops retrying, so a
+   * store that is about to close is never written again.
+   */
+  shutdown(): void {
+    this.flush();
+    this.#stopped = true;
+    if (this.#flushTimer !== null) clearTimeout(this.#flushTimer);
+    this.#flushTimer = null;
+  }
+
   /** Wakes the readers waiting on a session (new events, or the session ended). */
   notify(sessionId: string): void {
     const waiters = this.#waiters.get(sessionId);
@@ -151,7 +163,7 @@ export class EventLog {
   }
 
   #scheduleFlush(delayMs: number): void {
-    if (this.#flushTimer !== null) return;
+    if (this.#flushTimer !== null || this.#stopped) return;
     this.#flushTimer = setTimeout(() => this.flush(), delayMs);
   }
 }

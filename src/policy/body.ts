@@ -41,7 +41,13 @@ export async function readJsonBody(req: Request, maxBytes = MAX_BODY_BYTES): Pro
   let total = 0;
   const reader = req.body.getReader();
   for (;;) {
-    const { done, value } = await reader.read();
+    let chunk: ReadableStreamReadResult<Uint8Array>;
+    try {
+      chunk = await reader.read();
+    } catch {
+      throw invalidRequest("Request body ended before its declared length or is malformed");
+    }
+    const { done, value } = chunk;
     if (done) break;
     total += value.byteLength;
     if (total > maxBytes) {

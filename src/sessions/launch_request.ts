@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { invalidRequest, ServiceError } from "../api/errors.ts";
-import { parseInput } from "../api/validate.ts";
+import { boundedText, parseInput } from "../api/validate.ts";
 import { redactText } from "../events/redact.ts";
 
 const SHA256_DIGEST = /^sha256:[0-9a-f]{64}$/;
@@ -14,23 +14,23 @@ export const contextAdmissionSchema = z.strictObject({
   version: z.literal(1),
   sources: z.array(z.strictObject({
     kind: z.enum(["file", "text"]),
-    ref: z.string().min(1).max(1024),
+    ref: boundedText(1, 1024),
     digest: z.string().regex(SHA256_DIGEST, "must be sha256:<64 lowercase hex>"),
   })).min(1).max(64),
 });
 
 /** `POST /sessions` (D7): closed, so unknown keys are refused. */
 export const launchRequestSchema = z.strictObject({
-  projectRoot: z.string().min(1).max(4096),
-  harness: z.string().min(1).max(64),
+  projectRoot: boundedText(1, 4096),
+  harness: boundedText(1, 64),
   prompt: z.string().refine(
     (prompt) => prompt.length > 0 && utf8Length(prompt) <= MAX_PROMPT_BYTES,
     `must be 1 to ${MAX_PROMPT_BYTES} bytes of UTF-8`,
   ),
-  cwd: z.string().min(1).max(4096).optional(),
-  model: z.string().min(1).max(64).optional(),
-  title: z.string().max(160).optional(),
-  familiarId: z.string().min(1).max(64).optional(),
+  cwd: boundedText(1, 4096).optional(),
+  model: boundedText(1, 64).optional(),
+  title: boundedText(0, 160).optional(),
+  familiarId: boundedText(1, 64).optional(),
   contextAdmission: contextAdmissionSchema.optional(),
 });
 
@@ -75,5 +75,12 @@ export function parseLaunchRequest(body: unknown): LaunchRequest {
 
 /** The default title: the prompt's first line, redacted, cut to 160 characters (D7, D9). */
 export function defaultTitle(prompt: string): string {
-  return redactText(prompt.split("\n", 1)[0]).slice(0, 160);
+  return cutText(redactText(prompt.split(/\r?\n/, 1)[0]), 160);
+}
+
+/** The first `max` UTF-16 units of `text`, one fewer rather than half a surrogate pair. */
+function cutText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const last = text.charCodeAt(max - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
 }

@@ -15,6 +15,8 @@ import { type ExitStatus, killProcessGroup, type SpawnedProcess, type Spawner } 
 export const MAX_PENDING_INPUT_BYTES = 1024 * 1024;
 /** Grace between SIGTERM and SIGKILL on kill (D7). */
 export const KILL_GRACE_MS = 5000;
+/** Leftovers of a session that ended on its own get this long after SIGTERM, then SIGKILL. */
+const LEFTOVER_GRACE_MS = 2000;
 /** How long output may keep flowing after the child exits (a grandchild holding the pipe). */
 const DRAIN_AFTER_EXIT_MS = 2000;
 /**
@@ -175,7 +177,7 @@ export class Supervisor {
    * read its stdin leaves input queued, up to MAX_PENDING_INPUT_BYTES, after
    * which input is refused with 409 `session_input_backlogged`.
    */
-  async input(sessionId: string, data: string): Promise<void> {
+  input(sessionId: string, data: string): void {
     const live = this.#requireLive(sessionId);
     const stdin = live.stdin;
     if (!stdin) {
@@ -203,7 +205,9 @@ export class Supervisor {
         if (live.stdin === stdin) live.stdin = null; // The child closed its stdin.
       },
     );
-    await this.#options.events.append(sessionId, "input", { data: redactText(data) });
+    // Not awaited: the child has its input; the event becomes durable (and readable) with the
+    // next commit, so a store that refuses writes does not hold the request.
+    void this.#options.events.append(sessionId, "input", { data: redactText(data) });
   }
 
   /** Signals a live session's whole process group; SIGTERM escalates to SIGKILL after 5 s. */
@@ -225,14 +229,18 @@ export class Supervisor {
    * At start-up: sessions a crash left `running` become `orphaned` with a
    * `session.ended` event, and their leftover process groups are killed (D7).
    */
-  async recoverOrphans(): Promise<number> {
+  recoverOrphans(): { count: number; recorded: Promise<unknown> } {
     const orphans = this.#options.sessions.running();
     for (const row of orphans) {
       if (row.pgid !== null) killProcessGroup(row.pgid, "SIGKILL");
       this.#options.events.open(row.id, row.last_seq);
-      await this.#finish(row, { status: "orphaned", exit: null });
     }
-    return orphans.length;
+    // Recorded in the background: a store that refuses writes (full disk) must not keep the
+    // daemon from listening; the rows turn `orphaned` once their events are durable.
+    const recorded = Promise.all(
+      orphans.map((row) => this.#finish(row, { status: "orphaned", exit: null })),
+    );
+    return { count: orphans.length, recorded };
   }
 
   /** Graceful stop: kill every live session (they end `killed`) and wait for them. */
@@ -279,6 +287,11 @@ export class Supervisor {
     // Nothing of a session outlives it: leftovers in its group (a grandchild that
     // ignored SIGTERM, a background job) are ended with the session.
     live.process.killGroup(live.killRequested ? "SIGKILL" : "SIGTERM");
+    if (!live.killRequested) {
+      // A leftover that ignores SIGTERM gets SIGKILL after the grace.
+      const pgid = live.process.pgid;
+      setTimeout(() => killProcessGroup(pgid, "SIGKILL"), LEFTOVER_GRACE_MS);
+    }
     live.stdin?.close().catch(() => {});
     live.stdin = null;
     const status: SessionStatus = live.killRequested

@@ -264,7 +264,10 @@ Deno.test("automationsCommand: import lists imported, skipped and failed (D13)",
   assert.equal(lines[0], "imported 1 (PAUSED), skipped 1, failed 1");
   assert.equal(lines[1], "imported  daily-triage");
   assert.equal(lines[2], "skipped   keep-going (heartbeat)");
-  assert.match(lines[3], new RegExp(`^failed    ${d.home}/import/bad\\.json: Field "name" is required`));
+  assert.match(
+    lines[3],
+    new RegExp(`^failed    ${d.home}/import/bad\\.json: Field "name" is required`),
+  );
 
   const second = await svcAutomations(d.home, ["import", "--json"]);
   assert.equal(second.code, 0);
