@@ -29,3 +29,10 @@ export const CLIENT_OPTIONS = {
   home: { type: "string" },
   json: { type: "boolean" },
 } as const;
+
+/** The first positional as an id, or a usage error naming what is missing (`Missing session ID`). */
+export function requireId(positionals: string[], what: string): string {
+  const id = positionals[0];
+  if (id === undefined) throw new UsageError(`Missing ${what} ID`);
+  return id;
+}

@@ -5,11 +5,11 @@ import type { RoutineHealth } from "../automations/health.ts";
 import type { ImportResult, RunNowResult } from "../automations/routines.ts";
 import type { TickReport } from "../automations/scheduler.ts";
 import type { RunRecord } from "../store/runs_store.ts";
-import { CLIENT_OPTIONS, parseCommandArgs } from "./args.ts";
+import { CLIENT_OPTIONS, parseCommandArgs, requireId } from "./args.ts";
 import { type Command, EXIT, type Io, UsageError } from "./command.ts";
-import { connect } from "./connect.ts";
+import { withClient } from "./connect.ts";
 import { integerOption } from "./events.ts";
-import { printResponse, table } from "./output.ts";
+import { oneLine, printResponse, table } from "./output.ts";
 
 /** A successful `POST /actions` answer of a versioned automation action (C4.1, D10). */
 interface ActionResponse<T> {
@@ -97,7 +97,7 @@ async function listRoutines(args: string[], io: Io): Promise<number> {
 
 async function getRoutine(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, CLIENT_OPTIONS, { positionals: 1 });
-  const id = requireId(positionals);
+  const id = requireId(positionals, "routine");
   return await withClient(values.home, io, async (client) => {
     const response = await act<{ routine: StoredRoutine | null }>(
       client,
@@ -143,7 +143,7 @@ async function writeRoutine(
 
 async function deleteRoutine(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, CLIENT_OPTIONS, { positionals: 1 });
-  const id = requireId(positionals);
+  const id = requireId(positionals, "routine");
   return await withClient(values.home, io, async (client) => {
     const response = await act<{ id: string }>(client, "svc.automations.delete", { id });
     return printResponse(
@@ -160,7 +160,7 @@ async function runRoutine(args: string[], io: Io): Promise<number> {
     ...CLIENT_OPTIONS,
     cwd: { type: "string" },
   }, { positionals: 1 });
-  const id = requireId(positionals);
+  const id = requireId(positionals, "routine");
   return await withClient(values.home, io, async (client) => {
     const response = await act<RunNowResult>(client, "svc.automations.run", {
       id,
@@ -192,7 +192,7 @@ async function listRuns(args: string[], io: Io): Promise<number> {
     ...CLIENT_OPTIONS,
     limit: { type: "string" },
   }, { positionals: 1 });
-  const id = requireId(positionals);
+  const id = requireId(positionals, "routine");
   const limit = values.limit === undefined ? undefined : integerOption(values.limit, "--limit", 1);
   return await withClient(values.home, io, async (client) => {
     const response = await act<{ runs: RunRecord[] }>(client, "svc.automations.runs", {
@@ -217,7 +217,7 @@ async function listRuns(args: string[], io: Io): Promise<number> {
 
 async function showHealth(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, CLIENT_OPTIONS, { positionals: 1 });
-  const id = requireId(positionals);
+  const id = requireId(positionals, "routine");
   return await withClient(values.home, io, async (client) => {
     const response = await act<RoutineHealth>(client, "svc.automations.health", { id });
     return printResponse(io, response, values.json, ({ result: health }) =>
@@ -347,27 +347,4 @@ function alignedLines(entries: Array<[string, string]>): string {
       `${`${key}:`.padEnd(width)} ${value.replaceAll("\n", `\n${" ".repeat(width + 1)}`)}`
     )
     .join("\n");
-}
-
-async function withClient(
-  home: string | undefined,
-  io: Io,
-  call: (client: SvcClient) => Promise<number>,
-): Promise<number> {
-  const { client } = connect(home, io);
-  try {
-    return await call(client);
-  } finally {
-    client.close();
-  }
-}
-
-function requireId(positionals: string[]): string {
-  const id = positionals[0];
-  if (id === undefined) throw new UsageError("Missing routine ID");
-  return id;
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, " ");
 }

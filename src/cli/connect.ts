@@ -11,3 +11,17 @@ export function connect(home: string | undefined, io: Io): { client: SvcClient; 
   const local = localEndpoint(homePaths(resolveHome(home, io.env)));
   return { client: new SvcClient(local.target), socket: local.address };
 }
+
+/** Runs `call` with a client for the home's daemon, closing it afterwards. */
+export async function withClient(
+  home: string | undefined,
+  io: Io,
+  call: (client: SvcClient) => Promise<number>,
+): Promise<number> {
+  const { client } = connect(home, io);
+  try {
+    return await call(client);
+  } finally {
+    client.close();
+  }
+}

@@ -42,3 +42,8 @@ export function table(headers: string[], rows: string[][]): string {
     cells.map((cell, i) => i === cells.length - 1 ? cell : cell.padEnd(widths[i])).join("  ");
   return [line(headers), ...rows.map(line)].join("\n");
 }
+
+/** Text on one line: runs of white space (newlines included) become one space. */
+export function oneLine(text: string): string {
+  return text.replace(/\s+/g, " ");
+}

@@ -1,11 +1,10 @@
 import { resolve } from "node:path";
-import type { SvcClient } from "../client/client.ts";
 import { SESSION_STATUSES, type SessionRecord } from "../store/sessions_store.ts";
-import { CLIENT_OPTIONS, parseCommandArgs } from "./args.ts";
+import { CLIENT_OPTIONS, parseCommandArgs, requireId } from "./args.ts";
 import { type Command, type Io, UsageError } from "./command.ts";
-import { connect } from "./connect.ts";
+import { withClient } from "./connect.ts";
 import { eventPrinter, followEvents, integerOption } from "./events.ts";
-import { printResponse, table } from "./output.ts";
+import { oneLine, printResponse, table } from "./output.ts";
 
 const KILL_SIGNALS = ["SIGTERM", "SIGKILL"];
 
@@ -116,7 +115,7 @@ async function startSession(args: string[], io: Io): Promise<number> {
 
 async function showSession(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, CLIENT_OPTIONS, { positionals: 1 });
-  const sessionId = requireId(positionals);
+  const sessionId = requireId(positionals, "session");
   return await withClient(values.home, io, async (client) => {
     const response = await client.get<SessionRecord>(sessionPath(sessionId));
     return printResponse(io, response, values.json, (session) => {
@@ -134,7 +133,7 @@ async function sendInput(args: string[], io: Io): Promise<number> {
     ...CLIENT_OPTIONS,
     "no-newline": { type: "boolean" },
   }, { positionals: Infinity });
-  const sessionId = requireId(positionals);
+  const sessionId = requireId(positionals, "session");
   const data = positionals.slice(1).join(" ") + (values["no-newline"] ? "" : "\n");
   if (data === "") throw new UsageError("Missing TEXT");
   return await withClient(values.home, io, async (client) => {
@@ -149,7 +148,7 @@ async function killSession(args: string[], io: Io): Promise<number> {
     ...CLIENT_OPTIONS,
     signal: { type: "string" },
   }, { positionals: 1 });
-  const sessionId = requireId(positionals);
+  const sessionId = requireId(positionals, "session");
   const signal = values.signal ?? "SIGTERM";
   if (!KILL_SIGNALS.includes(signal)) {
     throw new UsageError(`"--signal" must be SIGTERM or SIGKILL, got "${signal}"`);
@@ -184,29 +183,6 @@ function readStdin(): Promise<string> {
   return new Response(Deno.stdin.readable).text();
 }
 
-async function withClient(
-  home: string | undefined,
-  io: Io,
-  call: (client: SvcClient) => Promise<number>,
-): Promise<number> {
-  const { client } = connect(home, io);
-  try {
-    return await call(client);
-  } finally {
-    client.close();
-  }
-}
-
-function requireId(positionals: string[]): string {
-  const sessionId = positionals[0];
-  if (sessionId === undefined) throw new UsageError("Missing session ID");
-  return sessionId;
-}
-
 function sessionPath(sessionId: string): string {
   return `/sessions/${encodeURIComponent(sessionId)}`;
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, " ");
 }
