@@ -1,0 +1,185 @@
+/**
+ * `deno task bench [--quick] [--only=a,b] [--cpu-prof=DIR] [--out=FILE]`: the
+ * svc benchmarks (docs/benchmarks.md). Every figure is measured against a
+ * baseline in the same run and reported as svc ÷ baseline plus the absolute
+ * numbers: a markdown table on stdout and `bench/results.json`. Everything
+ * runs on a temporary root on loopback Unix sockets; every process and the
+ * root are removed at the end, also on failure, timeout or Ctrl-C.
+ */
+import { parseArgs } from "node:util";
+import { fileURLToPath } from "node:url";
+import { dirname } from "node:path";
+import { type BenchContext, FULL, QUICK } from "./bench/context.ts";
+import { ProcessRegistry } from "./bench/processes.ts";
+import { describeMachine, type Figure, markdownTable } from "./bench/report.ts";
+import { healthThroughput, startAndMemory } from "./bench/stages_server.ts";
+import { ingestion, latency } from "./bench/stages_output.ts";
+import { concurrentSessions } from "./bench/stages_concurrent.ts";
+import { pageRead, schedulerPass } from "./bench/stages_store.ts";
+
+/** The whole run must end within this, or it is aborted and cleaned up. */
+const RUN_LIMIT_MS = 10 * 60_000 - 15_000;
+/** On Ctrl-C or timeout, daemons get this long to end their sessions before SIGKILL. */
+const ABORT_GRACE_MS = 5000;
+
+const STAGES: Record<string, (ctx: BenchContext) => Promise<Figure[]>> = {
+  start: startAndMemory,
+  health: healthThroughput,
+  latency,
+  ingest: ingestion,
+  concurrent: concurrentSessions,
+  page: pageRead,
+  scheduler: schedulerPass,
+};
+
+const USAGE = `Usage: deno task bench [--quick] [--only=STAGE,...] [--cpu-prof=DIR] [--out=FILE]
+
+Stages: ${Object.keys(STAGES).join(", ")}
+  --quick         smaller sizes: a smoke run of about a minute
+  --only          run only these stages
+  --cpu-prof DIR  run each daemon under --cpu-prof, profiles in DIR
+  --out FILE      results JSON (default bench/results.json)`;
+
+/** The first of `candidates` that is a file, or null. */
+function findProgram(candidates: string[]): string | null {
+  for (const candidate of candidates) {
+    try {
+      if (Deno.statSync(candidate).isFile) return candidate;
+    } catch { /* try the next */ }
+  }
+  return null;
+}
+
+async function main(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      quick: { type: "boolean", default: false },
+      only: { type: "string" },
+      "cpu-prof": { type: "string" },
+      out: { type: "string" },
+      help: { type: "boolean", default: false },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const selected = values.only ? values.only.split(",") : Object.keys(STAGES);
+  const unknown = selected.filter((name) => !(name in STAGES));
+  if (unknown.length > 0) {
+    console.error(`Unknown stage "${unknown.join('", "')}"\n${USAGE}`);
+    return 2;
+  }
+  const out = values.out ??
+    fileURLToPath(new URL("../bench/results.json", import.meta.url));
+  const cpuProfDir = values["cpu-prof"] ? await Deno.realPath(values["cpu-prof"]) : null;
+
+  const machine = describeMachine();
+  const registry = new ProcessRegistry();
+  const root = await Deno.makeTempDir({ prefix: "svc-bench-" });
+  await Deno.chmod(root, 0o700);
+  const startedAt = performance.now();
+  const elapsed = () => `${((performance.now() - startedAt) / 1000).toFixed(1)}s`;
+  const log = (message: string) => console.error(`[bench ${elapsed()}] ${message}`);
+
+  let cleaned = false;
+  const removeRoot = () => {
+    try {
+      Deno.removeSync(root, { recursive: true });
+    } catch { /* already gone */ }
+  };
+  /** Stops every process (daemons gracefully, so they end their sessions), then removes the root. */
+  const cleanup = async (graceMs: number) => {
+    if (cleaned) return;
+    cleaned = true;
+    registry.close();
+    await registry.stopAll(graceMs);
+    removeRoot();
+  };
+  const abort = (reason: string, code: number) => {
+    log(`${reason}: stopping every process and removing the temporary root`);
+    const hardStop = setTimeout(() => {
+      registry.killAllNow();
+      removeRoot();
+      Deno.exit(code);
+    }, ABORT_GRACE_MS + 2000);
+    cleanup(ABORT_GRACE_MS).finally(() => {
+      clearTimeout(hardStop);
+      Deno.exit(code);
+    });
+  };
+  const onSignal = () => abort("interrupted", 130);
+  Deno.addSignalListener("SIGINT", onSignal);
+  Deno.addSignalListener("SIGTERM", onSignal);
+  const watchdog = setTimeout(
+    () => abort(`the run passed ${RUN_LIMIT_MS / 1000} s`, 1),
+    RUN_LIMIT_MS,
+  );
+  Deno.unrefTimer(watchdog);
+
+  const ctx: BenchContext = {
+    sizes: values.quick ? QUICK : FULL,
+    quick: values.quick,
+    root,
+    registry,
+    cpuProfDir,
+    cat: findProgram(["/bin/cat", "/usr/bin/cat"]) ?? "cat",
+    flock: findProgram(["/usr/bin/flock", "/bin/flock"]),
+    log,
+  };
+  const figures: Figure[] = [];
+  const failures: Array<{ stage: string; error: string }> = [];
+  const stageRuns: Array<{ stage: string; seconds: number; loadAverageAtStart: number[] }> = [];
+  try {
+    log(`${values.quick ? "quick" : "full"} run; temporary root ${root}`);
+    for (const name of selected) {
+      if (cleaned) break;
+      const loadAverageAtStart = Deno.loadavg();
+      log(`stage ${name} (load average ${loadAverageAtStart.join(" ")})`);
+      const stageStarted = performance.now();
+      try {
+        figures.push(...await STAGES[name](ctx));
+      } catch (error) {
+        const text = error instanceof Error ? error.stack ?? error.message : String(error);
+        log(`stage ${name} failed: ${text}`);
+        failures.push({ stage: name, error: text });
+        await registry.stopAll(5000);
+      }
+      const seconds = (performance.now() - stageStarted) / 1000;
+      stageRuns.push({ stage: name, seconds, loadAverageAtStart });
+      log(`stage ${name} took ${seconds.toFixed(1)} s`);
+    }
+  } finally {
+    await cleanup(10_000);
+    clearTimeout(watchdog);
+    Deno.removeSignalListener("SIGINT", onSignal);
+    Deno.removeSignalListener("SIGTERM", onSignal);
+  }
+
+  const table = markdownTable(figures);
+  const results = {
+    generatedAt: new Date().toISOString(),
+    mode: values.quick ? "quick" : "full",
+    stages: stageRuns,
+    durationSeconds: (performance.now() - startedAt) / 1000,
+    machine: { ...machine, loadAverageAtEnd: Deno.loadavg() },
+    sizes: ctx.sizes,
+    figures,
+    failures,
+    table,
+  };
+  await Deno.mkdir(dirname(out), { recursive: true });
+  await Deno.writeTextFile(out, JSON.stringify(results, null, 2) + "\n");
+  console.log(table);
+  const missed = figures.filter((f) => f.met === false).map((f) => f.id);
+  console.log(
+    `\n${figures.length} figures in ${results.durationSeconds.toFixed(0)} s; targets missed: ${
+      missed.length === 0 ? "none" : missed.join(", ")
+    }; failed stages: ${failures.length === 0 ? "none" : failures.map((f) => f.stage).join(", ")}`,
+  );
+  console.log(`Results: ${out}`);
+  return failures.length === 0 ? 0 : 1;
+}
+
+if (import.meta.main) Deno.exit(await main(Deno.args));

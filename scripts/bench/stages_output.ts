@@ -1,0 +1,238 @@
+/**
+ * Output figures: ingestion throughput and losslessness, and output-to-visible
+ * latency — each against its same-run baseline.
+ */
+import { DatabaseSync } from "node:sqlite";
+import { join } from "node:path";
+import {
+  type ApiEvent,
+  type BenchContext,
+  dataFile,
+  harnessConfig,
+  launch,
+  makeHome,
+  projectDir,
+  readBack,
+  waitForEnd,
+} from "./context.ts";
+import { UnixHttpClient, withClient } from "./http_client.ts";
+import { residentBytes, startSvc, TICKER_SCRIPT } from "./processes.ts";
+import { type Figure, figure, percentile } from "./report.ts";
+
+const MB = 1e6;
+/** Rows per transaction of the raw-insert baseline (deno-notes: group commits). */
+const RAW_BATCH_ROWS = 100;
+
+/** The same rows inserted with raw node:sqlite, batched, into a fresh WAL database. */
+function rawInsert(dbPath: string, rows: readonly ApiEvent[]): number {
+  const db = new DatabaseSync(dbPath);
+  try {
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec("PRAGMA synchronous = NORMAL");
+    db.exec(`CREATE TABLE events (
+      session_id TEXT NOT NULL, seq INTEGER NOT NULL, id TEXT NOT NULL UNIQUE,
+      kind TEXT NOT NULL, payload_json TEXT NOT NULL, created_at TEXT NOT NULL,
+      PRIMARY KEY (session_id, seq))`);
+    const insert = db.prepare(
+      "INSERT INTO events (session_id, seq, id, kind, payload_json, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+    );
+    const started = performance.now();
+    for (let i = 0; i < rows.length; i += RAW_BATCH_ROWS) {
+      db.exec("BEGIN IMMEDIATE");
+      for (const row of rows.slice(i, i + RAW_BATCH_ROWS)) {
+        insert.run(row.session_id, row.seq, row.id, row.kind, row.payload_json, row.created_at);
+      }
+      db.exec("COMMIT");
+    }
+    return (performance.now() - started) / 1000;
+  } finally {
+    db.close();
+  }
+}
+
+/** A harness floods 100 MB of mixed lines; svc until durable and readable vs raw inserts. */
+export async function ingestion(ctx: BenchContext): Promise<Figure[]> {
+  const file = await dataFile(ctx, ctx.sizes.ingestBytes, 1);
+  const home = await makeHome(ctx, "ingest", harnessConfig(ctx));
+  const root = await projectDir(ctx);
+  const svc = await startSvc(ctx.registry, home, { cpuProfDir: ctx.cpuProfDir ?? undefined });
+  const rows: ApiEvent[] = [];
+  let seconds: number;
+  let back;
+  let rss: number | null;
+  try {
+    const client = await UnixHttpClient.connect(svc.socket);
+    try {
+      const started = performance.now();
+      const id = await launch(client, { projectRoot: root, harness: "cat", prompt: file.path });
+      const ended = await waitForEnd(client, id, { everyMs: 10, timeoutMs: 300_000 });
+      seconds = (performance.now() - started) / 1000;
+      rss = residentBytes(svc.process.pid, "VmHWM");
+      ctx.log(`ingest: ${ended.status}, ${ended.last_seq} events in ${seconds.toFixed(2)} s`);
+      back = await readBack(client, id, (event) => rows.push(event));
+    } finally {
+      client.close();
+    }
+  } finally {
+    await svc.stop();
+  }
+  const rawSeconds = rawInsert(join(ctx.root, "raw-ingest.db"), rows);
+  const bytesOut = back.outputBytes;
+  const details = {
+    bytesIn: file.bytes,
+    bytesOut,
+    contentIdentical: back.outputSha256 === file.sha256,
+    redactedEvents: back.redactions,
+    events: back.events,
+    outputEvents: back.outputEvents,
+    gapFree: back.gapFree,
+    endedStatus: back.endedStatus,
+    svcSeconds: seconds,
+    rawInsertSeconds: rawSeconds,
+    rawBatchRows: RAW_BATCH_ROWS,
+    readBackSeconds: back.seconds,
+    readBackMBps: bytesOut / MB / back.seconds,
+    daemonPeakRssBytes: rss,
+  };
+  ctx.log(`ingest: raw inserts ${rawSeconds.toFixed(2)} s; read back ${back.seconds.toFixed(2)} s`);
+  return [
+    figure({
+      id: "ingest_mbps",
+      label: `ingestion, ${file.bytes / MB} MB of mixed lines, until durable and readable`,
+      unit: "MB/s",
+      better: "higher",
+      svc: bytesOut / MB / seconds,
+      baseline: bytesOut / MB / rawSeconds,
+      baselineLabel: `raw node:sqlite inserts, ${RAW_BATCH_ROWS}/txn`,
+      target: { on: "ratio", op: ">=", value: 0.5 },
+      details,
+    }),
+    figure({
+      id: "ingest_events_per_s",
+      label: "ingestion, events/s (same run)",
+      unit: "events/s",
+      better: "higher",
+      svc: back.events / seconds,
+      baseline: rows.length / rawSeconds,
+      baselineLabel: "raw node:sqlite inserts",
+    }),
+    figure({
+      id: "ingest_bytes_out_over_in",
+      label: "ingestion, bytes out (read back via API) vs bytes in",
+      unit: "B",
+      better: "higher",
+      svc: bytesOut,
+      baseline: file.bytes,
+      baselineLabel: "bytes written by the harness",
+      target: { on: "ratio", op: "==", value: 1 },
+      details: { lostBytes: file.bytes - bytesOut, contentIdentical: details.contentIdentical },
+    }),
+  ];
+}
+
+/** Latencies (ms) of `tick <n> <ms>` lines as they arrive; the first `skip` ticks are warm-up. */
+class TickCollector {
+  readonly latencies: number[] = [];
+  #carry = "";
+  constructor(readonly skip: number) {}
+
+  push(text: string, receivedAt: number): void {
+    const lines = (this.#carry + text).split("\n");
+    this.#carry = lines.pop()!;
+    for (const line of lines) {
+      const match = /^tick (\d+) ([\d.]+)$/.exec(line);
+      if (match && Number(match[1]) >= this.skip) {
+        this.latencies.push(receivedAt - Number(match[2]));
+      }
+    }
+  }
+}
+
+const now = () => performance.timeOrigin + performance.now();
+
+/** A harness writes a timestamped line every 20 ms; a reader follows by `waitMs` long-poll. */
+export async function latency(ctx: BenchContext): Promise<Figure[]> {
+  const { latencyTicks, latencyIntervalMs } = ctx.sizes;
+  const prompt = `${latencyTicks} ${latencyIntervalMs}`;
+  const skip = 5;
+  const timeoutMs = latencyTicks * latencyIntervalMs * 3 + 30_000;
+
+  const home = await makeHome(ctx, "latency", harnessConfig(ctx));
+  const root = await projectDir(ctx);
+  const svc = await startSvc(ctx.registry, home, { cpuProfDir: ctx.cpuProfDir ?? undefined });
+  const ours = new TickCollector(skip);
+  let polls = 0;
+  try {
+    await withClient(svc.socket, async (client) => {
+      const id = await launch(client, { projectRoot: root, harness: "ticker", prompt });
+      const deadline = performance.now() + timeoutMs;
+      let afterSeq = 0;
+      let ended = false;
+      while (!ended && performance.now() < deadline) {
+        const page = await client.json<{ events: ApiEvent[]; nextCursor: { afterSeq: number } }>(
+          "GET",
+          `/api/v1/sessions/${id}/events?afterSeq=${afterSeq}&limit=1000&waitMs=5000`,
+        );
+        const receivedAt = now();
+        polls++;
+        afterSeq = page.nextCursor.afterSeq;
+        for (const event of page.events) {
+          if (event.kind === "session.ended") ended = true;
+          if (event.kind === "output") ours.push(JSON.parse(event.payload_json).data, receivedAt);
+        }
+      }
+    });
+  } finally {
+    await svc.stop();
+  }
+
+  const base = new TickCollector(skip);
+  const process = ctx.registry.spawn("ticker on a bare pipe", Deno.execPath(), [
+    "run",
+    TICKER_SCRIPT,
+    prompt,
+  ], { stdout: "piped" });
+  const timer = setTimeout(() => process.stop("SIGKILL"), timeoutMs);
+  try {
+    const decoder = new TextDecoder();
+    for await (const chunk of process.child.stdout) {
+      base.push(decoder.decode(chunk, { stream: true }), now());
+    }
+    await process.exited;
+  } finally {
+    clearTimeout(timer);
+  }
+  const expected = latencyTicks - skip;
+  const details = {
+    ticks: latencyTicks,
+    intervalMs: latencyIntervalMs,
+    warmupTicksSkipped: skip,
+    svcSamples: ours.latencies.length,
+    baselineSamples: base.latencies.length,
+    svcMaxMs: Math.max(...ours.latencies),
+    baselineMaxMs: Math.max(...base.latencies),
+    longPolls: polls,
+  };
+  if (ours.latencies.length !== expected || base.latencies.length !== expected) {
+    throw new Error(`Latency samples missing: ${JSON.stringify(details)} (expected ${expected})`);
+  }
+  ctx.log(
+    `latency: svc p50 ${percentile(ours.latencies, 50).toFixed(2)} ms p99 ${
+      percentile(ours.latencies, 99).toFixed(2)
+    } ms; pipe p50 ${percentile(base.latencies, 50).toFixed(3)} ms`,
+  );
+  return [50, 99].map((p) =>
+    figure({
+      id: `latency_p${p}_ms`,
+      label:
+        `output → visible via waitMs long-poll, p${p} (${expected} lines, every ${latencyIntervalMs} ms)`,
+      unit: "ms",
+      better: "lower",
+      svc: percentile(ours.latencies, p),
+      baseline: percentile(base.latencies, p),
+      baselineLabel: "bare pipe read, no svc",
+      target: p === 99 ? { on: "svc", op: "<=", value: 50 } : undefined,
+      details,
+    })
+  );
+}
