@@ -204,7 +204,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         clock,
         endpoint: local.endpoint,
         tcp: options.tcp ? formatTcpAddress(options.tcp) : null,
-        capabilities: () => capabilities.list(),
+        capabilitiesJson: () => capabilities.json(),
         liveSessions: () => supervisor.liveCount(),
         storeDegraded: () => eventLog.degraded,
         requestShutdown: () => setTimeout(() => daemon.stop(), 0),

@@ -7,7 +7,7 @@ import { checkBodyHeaders } from "../policy/body.ts";
 import type { Logger } from "../log.ts";
 
 /** The one transport-free handler that the socket, TCP and the pipe shim all call. */
-export type Handler = (req: Request, peer: Peer) => Promise<Response>;
+export type Handler = (req: Request, peer: Peer) => Response | Promise<Response>;
 
 /** The route prefix of contract `svc.daemon.v1` (C1). */
 export const API_PREFIX = "/api/v1";
@@ -15,6 +15,51 @@ export const API_PREFIX = "/api/v1";
 interface CompiledRoute {
   readonly route: Route;
   readonly pattern: URLPattern;
+}
+
+/** What routing found for a method and path. */
+type RouteMatch =
+  | { readonly route: Route; readonly params: Record<string, string> }
+  | { readonly route: null; readonly pathMatched: boolean };
+
+/**
+ * The route table compiled for matching: static paths in a map (one lookup,
+ * and they win over a parameterised path that also matches), the others
+ * through URLPattern in table order.
+ */
+class RouteTable {
+  readonly #exact = new Map<string, Route[]>();
+  readonly #patterned: CompiledRoute[] = [];
+
+  constructor(routes: readonly Route[]) {
+    for (const route of routes) {
+      const pathname = API_PREFIX + route.path;
+      if (route.path.includes(":")) {
+        this.#patterned.push({ route, pattern: new URLPattern({ pathname }) });
+      } else {
+        this.#exact.set(pathname, [...(this.#exact.get(pathname) ?? []), route]);
+      }
+    }
+  }
+
+  match(method: string, pathname: string): RouteMatch {
+    const exact = this.#exact.get(pathname);
+    const route = exact?.find((candidate) => candidate.method === method);
+    if (route) return { route, params: {} };
+    let pathMatched = exact !== undefined;
+    for (const { route, pattern } of this.#patterned) {
+      const match = pattern.exec({ pathname });
+      if (!match) continue;
+      pathMatched = true;
+      if (route.method !== method) continue;
+      const params: Record<string, string> = {};
+      for (const [key, value] of Object.entries(match.pathname.groups)) {
+        if (value !== undefined) params[key] = decodePathSegment(value);
+      }
+      return { route, params };
+    }
+    return { route: null, pathMatched };
+  }
 }
 
 /**
@@ -26,57 +71,58 @@ export function createHandler(
   routes: readonly Route[],
   options: { instanceId: string; log: Logger },
 ): Handler {
-  const compiled: CompiledRoute[] = routes.map((route) => ({
-    route,
-    pattern: new URLPattern({ pathname: API_PREFIX + route.path }),
-  }));
-  return async (req, peer) => {
-    let response: Response;
-    try {
-      response = await dispatch(compiled, req, peer, options.log);
-    } catch (error) {
-      response = errorResponse(error, options.log, req);
-    }
+  const table = new RouteTable(routes);
+  const finish = (response: Response) => {
     response.headers.set("svc-instance", options.instanceId);
     return response;
   };
+  const fail = (error: unknown, req: Request) => finish(errorResponse(error, options.log, req));
+  // Synchronous routes (health) answer without a promise hop; async ones are awaited.
+  return (req, peer) => {
+    let result: Response | Promise<Response>;
+    try {
+      result = dispatch(table, req, peer, options.log);
+    } catch (error) {
+      return fail(error, req);
+    }
+    return result instanceof Promise
+      ? result.then(finish, (error) => fail(error, req))
+      : finish(result);
+  };
 }
 
-async function dispatch(
-  routes: readonly CompiledRoute[],
+function dispatch(
+  table: RouteTable,
   req: Request,
   peer: Peer,
   log: Logger,
-): Promise<Response> {
+): Response | Promise<Response> {
   checkTcpHeaders(req, peer);
   const url = requestUrl(req);
-  let pathMatched = false;
-  for (const { route, pattern } of routes) {
-    const match = pattern.exec({ pathname: url.pathname });
-    if (!match) continue;
-    pathMatched = true;
-    if (route.method !== req.method) continue;
-    try {
-      if (route.ownerOnly) requireOwner(peer, route.ownerOnly);
-      checkBodyHeaders(req);
-      const params: Record<string, string> = {};
-      for (const [key, value] of Object.entries(match.pathname.groups)) {
-        if (value !== undefined) params[key] = decodePathSegment(value);
-      }
-      return await route.handler({ req, url, params, peer });
-    } catch (error) {
-      if (!route.failureShape) throw error;
-      throw route.failureShape(asServiceError(error, log, req));
+  const found = table.match(req.method, url.pathname);
+  if (found.route === null) {
+    if (found.pathMatched) {
+      throw new ServiceError(
+        "method_not_allowed",
+        405,
+        `Method ${req.method} is not allowed on "${url.pathname}"`,
+      );
     }
+    throw new ServiceError("not_found", 404, `No route for "${url.pathname}"`);
   }
-  if (pathMatched) {
-    throw new ServiceError(
-      "method_not_allowed",
-      405,
-      `Method ${req.method} is not allowed on "${url.pathname}"`,
-    );
+  const { route, params } = found;
+  const reshape = (error: unknown): never => {
+    if (!route.failureShape) throw error;
+    throw route.failureShape(asServiceError(error, log, req));
+  };
+  try {
+    if (route.ownerOnly) requireOwner(peer, route.ownerOnly);
+    checkBodyHeaders(req);
+    const result = route.handler({ req, url, params, peer });
+    return result instanceof Promise ? result.catch(reshape) : result;
+  } catch (error) {
+    return reshape(error);
   }
-  throw new ServiceError("not_found", 404, `No route for "${url.pathname}"`);
 }
 
 /** The request's URL; a Host that makes no URL is the client's error, not ours. */

@@ -1,7 +1,11 @@
+const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" };
+
 /** A JSON response; every svc response is `application/json` (C4). */
 export function jsonResponse(body: unknown, status = 200): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { "content-type": "application/json; charset=utf-8" },
-  });
+  return jsonTextResponse(JSON.stringify(body), status);
+}
+
+/** A response of JSON text that is already serialised. */
+export function jsonTextResponse(text: string, status = 200): Response {
+  return new Response(text, { status, headers: JSON_HEADERS });
 }

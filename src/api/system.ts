@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { jsonResponse } from "./json.ts";
+import { jsonResponse, jsonTextResponse } from "./json.ts";
 import type { Route } from "./route.ts";
 import { boundedText, parseInput } from "./validate.ts";
 import { ServiceError } from "./errors.ts";
@@ -7,7 +7,6 @@ import { readJsonBody } from "../policy/body.ts";
 import type { Clock } from "../clock.ts";
 import { isoTime } from "../clock.ts";
 import { API_VERSION, SESSION_POLICY_CONTRACT, SVC_VERSION } from "../version.ts";
-import type { CapabilityRecord } from "../sessions/capabilities.ts";
 import type { Endpoint } from "../transport/local_endpoint.ts";
 
 /** What the system routes need from the daemon. */
@@ -17,7 +16,8 @@ export interface SystemDeps {
   readonly clock: Clock;
   readonly endpoint: Endpoint;
   readonly tcp: string | null;
-  readonly capabilities: () => readonly CapabilityRecord[];
+  /** The capability records (C2.4) as JSON text, kept ready: health is the hottest route. */
+  readonly capabilitiesJson: () => string;
   readonly liveSessions: () => number;
   /** True while the store refuses writes (disk full, read-only): health is then not ok. */
   readonly storeDegraded: () => boolean;
@@ -39,36 +39,44 @@ const restrictedLaunchSchema = z.strictObject({
 
 /** Handshake and discovery routes: health, capabilities, api-version, session policy (C4, D5, D11). */
 export function systemRoutes(deps: SystemDeps): Route[] {
+  const staticHealthFields = (contracts: string[]) =>
+    JSON.stringify({
+      apiVersion: API_VERSION,
+      svcVersion: SVC_VERSION,
+      sessionPolicyContracts: contracts,
+      pid: Deno.pid,
+      startedAt: isoTime(deps.startedAtMs),
+      instanceId: deps.instanceId,
+      endpoint: deps.endpoint,
+      tcp: deps.tcp,
+    }).slice(1, -1);
+  // C2.5: the session-policy contract is listed over local IPC only. Built on first use.
+  let ownerHealthFields: string | undefined;
+  let tcpHealthFields: string | undefined;
   return [
     {
       method: "GET",
       path: "/health",
       summary: "The handshake: health, contract version, capabilities (C2.5, D5)",
       handler: ({ peer }) => {
-        const now = deps.clock.now();
         const degraded = deps.storeDegraded();
-        return jsonResponse({
-          ok: !degraded,
-          apiVersion: API_VERSION,
-          svcVersion: SVC_VERSION,
-          capabilities: deps.capabilities(),
-          sessionPolicyContracts: peer.owner ? [SESSION_POLICY_CONTRACT] : [],
-          pid: Deno.pid,
-          uptime: Math.max(0, (now - deps.startedAtMs) / 1000),
-          startedAt: isoTime(deps.startedAtMs),
-          instanceId: deps.instanceId,
-          endpoint: deps.endpoint,
-          tcp: deps.tcp,
-          liveSessions: deps.liveSessions(),
-          store: degraded ? "degraded" : "ok",
-        });
+        const uptime = Math.max(0, (deps.clock.now() - deps.startedAtMs) / 1000);
+        // What never changes is serialised once; the live fields are spliced in.
+        return jsonTextResponse(
+          `{"ok":${!degraded},"uptime":${uptime},"liveSessions":${deps.liveSessions()},` +
+            `"store":"${degraded ? "degraded" : "ok"}",` +
+            (peer.owner
+              ? ownerHealthFields ??= staticHealthFields([SESSION_POLICY_CONTRACT])
+              : tcpHealthFields ??= staticHealthFields([])) +
+            `,"capabilities":${deps.capabilitiesJson()}}`,
+        );
       },
     },
     {
       method: "GET",
       path: "/capabilities",
       summary: "Capability records (C2.4, D5)",
-      handler: () => jsonResponse({ capabilities: deps.capabilities() }),
+      handler: () => jsonTextResponse(`{"capabilities":${deps.capabilitiesJson()}}`),
     },
     {
       method: "GET",

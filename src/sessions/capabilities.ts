@@ -74,6 +74,8 @@ export function capabilityRecords(harnesses: readonly HarnessStatus[]): Capabili
 /** Holds the latest probe of the harness programs; `refresh` probes again. */
 export class CapabilityRegistry {
   #harnesses: HarnessStatus[] = [];
+  #records: CapabilityRecord[] = capabilityRecords([]);
+  #json = JSON.stringify(this.#records);
   readonly #probe: () => Promise<HarnessStatus[]>;
 
   constructor(probe: () => Promise<HarnessStatus[]>) {
@@ -81,14 +83,21 @@ export class CapabilityRegistry {
   }
 
   /** Re-probes every harness program and returns the new records. */
-  async refresh(): Promise<CapabilityRecord[]> {
+  async refresh(): Promise<readonly CapabilityRecord[]> {
     this.#harnesses = await this.#probe();
+    this.#records = capabilityRecords(this.#harnesses);
+    this.#json = JSON.stringify(this.#records);
     return this.list();
   }
 
-  /** The current records. */
-  list(): CapabilityRecord[] {
-    return capabilityRecords(this.#harnesses);
+  /** The current records (the same array until the next refresh: do not mutate it). */
+  list(): readonly CapabilityRecord[] {
+    return this.#records;
+  }
+
+  /** The current records as JSON text, serialised once per refresh (the /health hot path). */
+  json(): string {
+    return this.#json;
   }
 
   /** The probed status of harness `id`, or null when there is no such harness. */
