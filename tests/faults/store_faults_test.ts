@@ -10,6 +10,7 @@
  * are skipped (the reason is printed).
  */
 import assert from "node:assert/strict";
+import { HANG_MS } from "../helpers/hang.ts";
 import { startServe } from "../helpers/process.ts";
 import {
   assertWholeLog,
@@ -30,7 +31,7 @@ import { canChattr, canMount, fillDisk, mountTmpfs, run, unmount } from "./disk.
 const FLOOD_LINES = 30_000;
 
 async function health(socket: string): Promise<Json> {
-  const reply = await get(socket, "/api/v1/health", { timeoutMs: 5000 });
+  const reply = await get(socket, "/api/v1/health", { timeoutMs: HANG_MS });
   assert.equal(reply.status, 200, reply.text);
   return reply.body as Json;
 }
@@ -268,7 +269,7 @@ Deno.test({
       assert.ok(run("chattr", ["+i", ...files]));
       const reply = await postJson(rig.socket, `/api/v1/sessions/${sessionId}/input`, {
         data: "hello\n",
-      }, { timeoutMs: 5000 });
+      }, { timeoutMs: HANG_MS });
       assert.ok(reply.status === 200 || reply.status >= 500, reply.text);
     } finally {
       run("chattr", ["-i", ...files]);

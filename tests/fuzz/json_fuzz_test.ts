@@ -16,6 +16,7 @@ import {
   jsonRequest,
   rawRequest,
   report,
+  REQUEST_TIMEOUT_MS,
   startFuzzDaemon,
 } from "./fuzz_rig.ts";
 
@@ -141,6 +142,24 @@ const mutationArb: fc.Arbitrary<Mutation> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("body"), value: nastyValue }) },
 );
 
+/** The longest `waitMs` the events routes take (D8). */
+const LONG_POLL_MS = 30_000;
+
+/** The seq of the last event of a session's log, read page by page from `eventsPath`. */
+async function lastSeq(daemon: FuzzDaemon, eventsPath: string): Promise<number> {
+  let cursor = 0;
+  for (let more = true; more;) {
+    const page = await daemon.send(
+      "read the log",
+      rawRequest("GET", `${eventsPath}?afterSeq=${cursor}&limit=1000`),
+    );
+    assert.equal(page.status, 200, page.text);
+    cursor = (page.body as Json).nextCursor.afterSeq;
+    more = (page.body as Json).hasMore;
+  }
+  return cursor;
+}
+
 /** Paths to every object and array inside `value` (the root is []). */
 function containers(
   value: unknown,
@@ -173,8 +192,10 @@ function mutateBody(base: unknown, mutations: Mutation[]): string {
   let body: unknown = structuredClone(base);
   const textEdits: Array<(text: string) => string> = [];
   for (const m of mutations) {
+    // Values are copied in: fast-check reuses them across runs and shrinks, and inserting the
+    // same object twice (or into itself) would build a cycle no JSON text has.
     if (m.kind === "body") {
-      body = m.value;
+      body = structuredClone(m.value);
       continue;
     }
     if (m.kind === "duplicate") {
@@ -199,7 +220,7 @@ function mutateBody(base: unknown, mutations: Mutation[]): string {
         ? body as Json
         : parentOf(body as Json, [...path, ""])[path.at(-1)!];
       Object.defineProperty(node, m.key, {
-        value: m.value,
+        value: structuredClone(m.value),
         enumerable: true,
         writable: true,
         configurable: true,
@@ -211,7 +232,7 @@ function mutateBody(base: unknown, mutations: Mutation[]): string {
     const path = paths[m.at % paths.length];
     const parent = parentOf(body as Json, path);
     const key = path.at(-1)!;
-    if (m.kind === "replace") parent[key] = m.value;
+    if (m.kind === "replace") parent[key] = structuredClone(m.value);
     else if (Array.isArray(parent)) parent.splice(Number(key), 1);
     else delete parent[key];
   }
@@ -543,14 +564,44 @@ Deno.test("json fuzz: mutated bodies on every route and action", async (t) => {
   );
 
   await t.step("a long-poll on a live session waits, then answers", async () => {
-    const started = performance.now();
-    const reply = await daemon.send(
-      "long-poll",
-      rawRequest("GET", `/api/v1/sessions/${daemon.sinkId}/events?afterSeq=999999&waitMs=300`),
+    const events = `/api/v1/sessions/${daemon.sinkId}/events`;
+    // Nothing comes after seq 999999: once its wait runs out, it answers with an empty page
+    // (a hang fails the per-request timeout).
+    const expired = await daemon.send(
+      "long-poll that runs out",
+      rawRequest("GET", `${events}?afterSeq=999999&waitMs=300`),
     );
-    const waited = performance.now() - started;
-    assert.equal(reply.status, 200);
-    assert.ok(waited >= 250 && waited < 5000, `waited ${waited} ms`);
+    assert.equal(expired.status, 200, expired.text);
+    assert.deepEqual((expired.body as Json).events, [], expired.text);
+
+    // It waits: still unanswered after later requests were answered, then answered by the
+    // event that arrives (the sink's input). It is only due back empty after 30 s.
+    const last = await lastSeq(daemon, events);
+    let answered = false;
+    const poll = daemon.send(
+      "long-poll for the next event",
+      rawRequest("GET", `${events}?afterSeq=${last}&waitMs=${LONG_POLL_MS}`),
+      { timeoutMs: LONG_POLL_MS + REQUEST_TIMEOUT_MS },
+    ).finally(() => answered = true);
+    poll.catch(() => {}); // Awaited below; a rejection must not go unhandled meanwhile.
+    for (let i = 0; i < 3; i++) {
+      const health = await daemon.send(
+        "health beside a long-poll",
+        rawRequest("GET", "/api/v1/health"),
+      );
+      assert.equal(health.status, 200, health.text);
+    }
+    assert.equal(answered, false, "the long-poll answered before any new event: it did not wait");
+    const input = await daemon.send(
+      "input that ends the long-poll",
+      jsonRequest("POST", `/api/v1/sessions/${daemon.sinkId}/input`, { data: "wake\n" }),
+    );
+    assert.equal(input.status, 200, input.text);
+    const reply = await poll;
+    assert.equal(reply.status, 200, reply.text);
+    const [first] = (reply.body as Json).events as Json[];
+    assert.equal(first?.seq, last + 1, reply.text);
+    assert.equal(first?.kind, "input", reply.text);
   });
 
   report(daemon, "json fuzz");

@@ -11,7 +11,10 @@ export interface RawReply {
   headers: Headers;
   text: string;
   body: unknown;
-  /** Milliseconds from the first byte sent to the end of the reply. */
+  /**
+   * Milliseconds from the first byte sent to the end of the reply: information for
+   * messages only. No test compares it to a bound (speed is for `deno task bench`).
+   */
   elapsedMs: number;
 }
 

@@ -7,6 +7,7 @@ import {
   systemProber,
 } from "../../src/sessions/harness_probe.ts";
 import { buildRegistry, type HarnessSpec } from "../../src/sessions/harnesses.ts";
+import { HANG_MS, withinHang } from "../helpers/hang.ts";
 
 const unix = Deno.build.os !== "windows";
 const linux = Deno.build.os === "linux";
@@ -213,16 +214,21 @@ Deno.test({
   ignore: !linux,
   ...sanitize,
   fn: async () => {
+    // The program runs until its `sleep 30` ends, then leaves a "finished" file: a probe that
+    // waited for the program to end would find that file when it returns.
     const dir = await scripts({
-      slow: 'sleep 30 &\necho "$$ $!" > "$(dirname "$0")/pids"\nwait',
+      slow:
+        'sleep 30 &\necho "$$ $!" > "$(dirname "$0")/pids"\nwait\n: > "$(dirname "$0")/finished"',
     });
     try {
-      const started = Date.now();
-      const result = await probeHarness(spec([`${dir}/slow`], true), systemProber({}), {
-        timeoutMs: 300,
-      });
+      const result = await withinHang(
+        probeHarness(spec([`${dir}/slow`], true), systemProber({}), { timeoutMs: 300 }),
+        30_000 + HANG_MS,
+        "the version probe",
+      );
+      const finished = await Deno.stat(`${dir}/finished`).then(() => true, () => false);
+      assert.equal(finished, false, "the probe waited for the program to end");
       assert.deepEqual(result, { status: "degraded", path: `${dir}/slow` });
-      assert.ok(Date.now() - started < 5000, "the probe waited for the program");
 
       const pids = (await Deno.readTextFile(`${dir}/pids`)).trim().split(" ").map(Number);
       for (const pid of pids) {
