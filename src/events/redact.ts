@@ -38,7 +38,20 @@ interface Rule {
   /** Text kept before the redaction marker. */
   keep?: string;
   secret: string;
+  /**
+   * Literals (a pattern) of which every match of the rule contains one, starting at most
+   * LITERAL_REACH characters into the match: text without any of them is not scanned. A
+   * lookbehind keeps the common letters of a prefix such as `sk-` out of the scan's first
+   * characters, which makes it about twice as fast.
+   */
+  literal: string;
 }
+
+/**
+ * Furthest a rule's literal starts into its match: an assignment name of 64 characters, then
+ * `PRIVATE_`, then `KEY`.
+ */
+export const LITERAL_REACH = 72;
 
 const raw = String.raw;
 const TOKEN_START = raw`(?<![A-Za-z0-9_-])`;
@@ -57,39 +70,66 @@ const SECRET_NAME =
 
 /** Ordered: at one position the first rule wins; otherwise the leftmost match does. */
 const RULES: Rule[] = [
-  { kind: "private_key", secret: KEY_BLOCK },
-  { kind: "anthropic", secret: raw`${TOKEN_START}sk-ant-[A-Za-z0-9_-]{20,}` },
-  { kind: "openai", secret: raw`${TOKEN_START}sk-(?=[A-Za-z_-]{0,255}[0-9])[A-Za-z0-9_-]{20,}` },
-  { kind: "aws", secret: raw`(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])` },
+  { kind: "private_key", secret: KEY_BLOCK, literal: "-----BEGIN" },
+  {
+    kind: "anthropic",
+    secret: raw`${TOKEN_START}sk-ant-[A-Za-z0-9_-]{20,}`,
+    literal: raw`(?<=sk)-`,
+  },
+  {
+    kind: "openai",
+    secret: raw`${TOKEN_START}sk-(?=[A-Za-z_-]{0,255}[0-9])[A-Za-z0-9_-]{20,}`,
+    literal: raw`(?<=sk)-`,
+  },
+  {
+    kind: "aws",
+    secret: raw`(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])`,
+    literal: "AKIA|ASIA",
+  },
   {
     kind: "github",
     secret: raw`${TOKEN_START}(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})`,
+    literal: raw`(?<=gh[pousr])_|(?<=github)_pat_`,
   },
   {
     kind: "slack",
     secret: raw`${TOKEN_START}(?:xox[abprs]-|xapp-)[A-Za-z0-9-]{10,}` +
       raw`|https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{8,}`,
+    literal: raw`(?<=xox[abprs])-|(?<=xapp)-|(?<=hooks)\.slack`,
   },
-  { kind: "google", secret: raw`${TOKEN_START}AIza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])` },
+  {
+    kind: "google",
+    secret: raw`${TOKEN_START}AIza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])`,
+    literal: "AIza",
+  },
   {
     kind: "stripe",
     secret: raw`${TOKEN_START}(?:(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}|whsec_[A-Za-z0-9]{20,})`,
+    literal: raw`(?<=[sr]k)_|(?<=whsec)_`,
   },
-  { kind: "bearer", keep: raw`${AUTHORIZATION}[Bb]earer[ \t]{1,8}`, secret: `[^${VALUE_END}]+` },
+  {
+    kind: "bearer",
+    keep: raw`${AUTHORIZATION}[Bb]earer[ \t]{1,8}`,
+    secret: `[^${VALUE_END}]+`,
+    literal: "uthorization",
+  },
   {
     kind: "authorization",
     keep: raw`${AUTHORIZATION}(?:[Bb]asic|[Tt]oken|[Dd]igest)[ \t]{1,8}`,
     secret: `[^${VALUE_END}]+`,
+    literal: "uthorization",
   },
   {
     kind: "bearer",
     keep: raw`${TOKEN_START}[Bb]earer[ \t]{1,8}`,
     secret: raw`(?=[A-Za-z._~+/=-]{0,255}[0-9])[A-Za-z0-9._~+/=-]{16,}`,
+    literal: "[Bb]earer",
   },
   {
     kind: "assignment",
     keep: raw`${SECRET_NAME}\\?["']?${ASSIGN}`,
     secret: raw`"[^"\n]{1,256}"|'[^'\n]{1,256}'|\\?["']?` + `[^${VALUE_END}=][^${VALUE_END}]*`,
+    literal: "KEY|SECRET|TOKEN|PASS",
   },
 ];
 
@@ -100,6 +140,8 @@ const PATTERN = new RegExp(
   }).join("|"),
   "g",
 );
+/** Every rule's literals: on output without secrets, about five times as fast as PATTERN. */
+const LITERALS = new RegExp([...new Set(RULES.map((rule) => rule.literal))].join("|"), "g");
 const KEY_END_AT_END = new RegExp(`${KEY_END}$`);
 const OPENING_QUOTE = /^\\?["']?/;
 /** A long line is never cut right after one of these: a secret shape may run across it. */
@@ -111,10 +153,31 @@ function ruleIndex(groups: Groups): number {
   return RULES.findIndex((_, index) => groups[`r${index}`] !== undefined);
 }
 
-function replacement(match: string, groups: Groups): string {
+/**
+ * The matches of PATTERN in `text`, the same as a global scan from the start finds, but PATTERN
+ * only runs from LITERAL_REACH before the next literal: a match holds its rule's literal within
+ * that reach, so none starts earlier. Text without a literal costs one LITERALS scan.
+ */
+function secretMatches(text: string): RegExpExecArray[] {
+  const matches: RegExpExecArray[] = [];
+  let from = 0;
+  for (;;) {
+    LITERALS.lastIndex = from;
+    const literal = LITERALS.exec(text);
+    if (literal === null) return matches;
+    PATTERN.lastIndex = Math.max(from, literal.index - LITERAL_REACH);
+    const match = PATTERN.exec(text);
+    if (match === null) return matches;
+    matches.push(match);
+    from = PATTERN.lastIndex;
+  }
+}
+
+function replacement(match: RegExpExecArray): string {
+  const groups = match.groups ?? {};
   const index = ruleIndex(groups);
   const keep = groups[`k${index}`] ?? "";
-  const secret = match.slice(keep.length);
+  const secret = match[0].slice(keep.length);
   const open = OPENING_QUOTE.exec(secret)?.[0] ?? "";
   const quote = open.slice(-1);
   const close = quote !== "" && secret.length > open.length && secret.endsWith(quote) ? quote : "";
@@ -123,9 +186,29 @@ function replacement(match: string, groups: Groups): string {
 
 /** Replaces well-known secret shapes in `text` with `[REDACTED:<kind>]`. */
 export function redactText(text: string): string {
-  return text.replace(PATTERN, (match: string, ...rest: unknown[]) => {
-    return replacement(match, rest.at(-1) as Groups);
+  return redacted(text, text.length, secretSpans(text));
+}
+
+/** Where in a match its rule's literal starts, -1 when it does not contain one. */
+export interface LiteralPlacement {
+  /** Index of the rule in the ordered list of rules. */
+  rule: number;
+  kind: string;
+  literalAt: number;
+}
+
+/**
+ * Scans `text` with every rule and no prefilter, and says where each match holds its rule's
+ * literal, so that tests keep the literals in step with the rules. Also returns the number of
+ * rules, so that tests can check that their samples reach every one.
+ */
+export function placeLiterals(text: string): { rules: number; placements: LiteralPlacement[] } {
+  const placements = Array.from(text.matchAll(new RegExp(PATTERN)), (match) => {
+    const rule = ruleIndex(match.groups ?? {});
+    const literalAt = match[0].search(new RegExp(RULES[rule].literal));
+    return { rule, kind: RULES[rule].kind, literalAt };
   });
+  return { rules: RULES.length, placements };
 }
 
 interface Span {
@@ -133,16 +216,34 @@ interface Span {
   end: number;
   /** A private-key block whose extent depends on text that has not arrived yet. */
   open: boolean;
+  /** What replaces the span in redacted text. */
+  replacement: string;
 }
 
 function secretSpans(text: string): Span[] {
-  return Array.from(text.matchAll(PATTERN), (match) => {
+  return secretMatches(text).map((match) => {
     const start = match.index;
     const end = start + match[0].length;
-    const open = ruleIndex(match.groups ?? {}) === 0 && !KEY_END_AT_END.test(match[0]) &&
+    const open = match.groups?.r0 !== undefined && !KEY_END_AT_END.test(match[0]) &&
       text.length - end < KEY_MARKER_CHARS;
-    return { start, end, open };
+    return { start, end, open, replacement: replacement(match) };
   });
+}
+
+/**
+ * `text` up to `cut`, with the spans that end by then replaced: `redactText()` of that part
+ * when `spans` are those of `text` and the cut is one that `StreamRedactor.push()` calls safe.
+ */
+function redacted(text: string, cut: number, spans: Span[]): string {
+  if (spans.length === 0) return text.slice(0, cut);
+  let out = "";
+  let at = 0;
+  for (const span of spans) {
+    if (span.end > cut) break;
+    out += text.slice(at, span.start) + span.replacement;
+    at = span.end;
+  }
+  return out + text.slice(at, cut);
 }
 
 function lineStartBefore(text: string, index: number): number {
@@ -166,16 +267,25 @@ function splitsPair(text: string, cut: number): boolean {
   return code >= 0xd800 && code <= 0xdbff;
 }
 
-/** A cut of a long line in `(from, to]`: after a non-token character outside every secret. */
-function longLineCut(text: string, from: number, to: number, spans: Span[]): number {
-  if (to <= from) return from;
+/**
+ * A cut of a long line in `(from, to]` after a non-token character outside every secret, or
+ * null when there is none.
+ */
+function longLineCut(text: string, from: number, to: number, spans: Span[]): number | null {
   let index = spans.length - 1;
   for (let cut = to; cut > from; cut--) {
     while (index >= 0 && spans[index].start >= cut) index--;
     const inSecret = index >= 0 && spans[index].end > cut;
     if (!inSecret && !TOKEN_CHAR.test(text[cut - 1]) && !splitsPair(text, cut)) return cut;
   }
-  // No safe place: cut anyway so memory stays bounded, but not inside a secret or a character.
+  return null;
+}
+
+/**
+ * Where a long line with no safe place is cut anyway, so that memory stays bounded: not inside
+ * a secret or a character.
+ */
+function forcedCut(text: string, from: number, to: number, spans: Span[]): number {
   const around = spans.find((span) => span.start < to && to < span.end);
   if (around !== undefined) return around.start > from ? around.start : around.end;
   return splitsPair(text, to) ? to - 1 : to;
@@ -209,7 +319,15 @@ export class StreamRedactor {
   #openKeyAt: number | null = null;
   #nextLongLineCutAt = MAX_HELD_LINE_CHARS + 1;
 
-  /** Adds a chunk and returns the redacted text that no later chunk can change. */
+  /**
+   * Adds a chunk and returns the redacted text that no later chunk can change.
+   *
+   * The held text is scanned once. Cut at a line start or after a non-token character, with no
+   * secret across the cut, the part before it has the matches that the whole text has there: a
+   * match read past the cut would be a secret across it, and the end of the part can only help
+   * `$` (a private-key block, which matches in the whole text too) and a lookahead after a
+   * token character. So the spans found give the redacted part; only a forced cut rescans it.
+   */
   push(chunk: string): string {
     const heldBefore = this.#held.length;
     this.#held += chunk;
@@ -218,11 +336,19 @@ export class StreamRedactor {
     const openKey = spans.find((span) => span.open);
     const limit = openKey?.start ?? this.#held.length;
     let cut = lineCut(this.#held, limit, spans);
+    let spansHold = true;
     if (this.#held.length - cut > MAX_HELD_LINE_CHARS) {
       const to = Math.min(limit, this.#held.length - CUT_LINE_TAIL_CHARS);
-      cut = Math.max(cut, longLineCut(this.#held, cut, to, spans));
+      if (to > cut) {
+        const safe = longLineCut(this.#held, cut, to, spans);
+        if (safe !== null) cut = safe;
+        else {
+          cut = forcedCut(this.#held, cut, to, spans);
+          spansHold = false;
+        }
+      }
     }
-    return this.#emit(cut, openKey);
+    return this.#emit(cut, openKey, spansHold ? spans : null);
   }
 
   /** Number of characters held back, waiting for the rest of their line. */
@@ -235,9 +361,12 @@ export class StreamRedactor {
    * secret still arriving is split and may leak in part; an open private-key block stays held.
    */
   flushPartial({ holdLastWords = 0 }: { holdLastWords?: number } = {}): string {
-    const openKey = secretSpans(this.#held).find((span) => span.open);
+    const spans = secretSpans(this.#held);
+    const openKey = spans.find((span) => span.open);
     const limit = openKey?.start ?? this.#held.length;
-    return this.#emit(wordCut(this.#held, limit, holdLastWords), openKey);
+    const cut = wordCut(this.#held, limit, holdLastWords);
+    // Cut at the end, the spans are those of the emitted text itself.
+    return this.#emit(cut, openKey, cut === this.#held.length ? spans : null);
   }
 
   /** Returns everything still held, redacted, at the end of the stream. */
@@ -259,8 +388,11 @@ export class StreamRedactor {
     return this.#held.indexOf("-----END", endFrom) !== -1 || this.#held.length >= decidedAt;
   }
 
-  #emit(cut: number, openKey: Span | undefined): string {
-    const ready = redactText(this.#held.slice(0, cut));
+  /** Emits the held text up to `cut`, redacted by `spans` when they hold there, else rescanned. */
+  #emit(cut: number, openKey: Span | undefined, spans: Span[] | null): string {
+    const ready = spans === null
+      ? redactText(this.#held.slice(0, cut))
+      : redacted(this.#held, cut, spans);
     this.#held = this.#held.slice(cut);
     this.#openKeyAt = openKey === undefined ? null : openKey.start - cut;
     this.#nextLongLineCutAt = this.#held.length > MAX_HELD_LINE_CHARS

@@ -1,4 +1,4 @@
-import type { DatabaseSync } from "node:sqlite";
+import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { transaction } from "./db.ts";
 
 /** An event record (C2.1). */
@@ -11,12 +11,30 @@ export interface EventRecord {
   created_at: string;
 }
 
-/** Event rows in SQLite: appended in batches, read by cursor. */
+/**
+ * Event rows in SQLite: appended in batches, read by cursor. The statements
+ * are prepared once, with the store, not on every call.
+ */
 export class EventsStore {
   readonly #db: DatabaseSync;
+  readonly #insert: StatementSync;
+  readonly #touch: StatementSync;
+  readonly #readAfter: StatementSync;
+  readonly #seqOf: StatementSync;
 
   constructor(db: DatabaseSync) {
     this.#db = db;
+    this.#insert = db.prepare(
+      "INSERT INTO events (session_id, seq, id, kind, payload_json, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+    );
+    this.#touch = db.prepare(
+      "UPDATE sessions SET last_seq = ?, updated_at = ? WHERE id = ? AND last_seq < ?",
+    );
+    this.#readAfter = db.prepare(
+      `SELECT seq, id, session_id, kind, payload_json, created_at FROM events
+       WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
+    );
+    this.#seqOf = db.prepare("SELECT seq FROM events WHERE id = ? AND session_id = ?");
   }
 
   /**
@@ -25,16 +43,10 @@ export class EventsStore {
    */
   appendBatch(events: readonly EventRecord[]): void {
     if (events.length === 0) return;
-    const insert = this.#db.prepare(
-      "INSERT INTO events (session_id, seq, id, kind, payload_json, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-    );
-    const touch = this.#db.prepare(
-      "UPDATE sessions SET last_seq = ?, updated_at = ? WHERE id = ? AND last_seq < ?",
-    );
     transaction(this.#db, () => {
       const last = new Map<string, EventRecord>();
       for (const event of events) {
-        insert.run(
+        this.#insert.run(
           event.session_id,
           event.seq,
           event.id,
@@ -45,23 +57,19 @@ export class EventsStore {
         last.set(event.session_id, event);
       }
       for (const event of last.values()) {
-        touch.run(event.seq, event.created_at, event.session_id, event.seq);
+        this.#touch.run(event.seq, event.created_at, event.session_id, event.seq);
       }
     });
   }
 
   /** Events with `seq > afterSeq`, ascending, at most `limit`. */
   readAfter(sessionId: string, afterSeq: number, limit: number): EventRecord[] {
-    return this.#db.prepare(
-      `SELECT seq, id, session_id, kind, payload_json, created_at FROM events
-       WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
-    ).all(sessionId, afterSeq, limit) as unknown as EventRecord[];
+    return this.#readAfter.all(sessionId, afterSeq, limit) as unknown as EventRecord[];
   }
 
   /** The seq of event `eventId` in session `sessionId`, or null when unknown there. */
   seqOf(sessionId: string, eventId: string): number | null {
-    const row = this.#db.prepare("SELECT seq FROM events WHERE id = ? AND session_id = ?")
-      .get(eventId, sessionId) as { seq: number } | undefined;
+    const row = this.#seqOf.get(eventId, sessionId) as { seq: number } | undefined;
     return row?.seq ?? null;
   }
 }

@@ -118,3 +118,123 @@ Deno.test("splitForEvents() never exceeds the bound and round-trips", () => {
     { numRuns: 500 },
   );
 });
+
+/** Bytes that decide UTF-8 decoding: ASCII, each continuation range, each kind of lead, invalid. */
+const decodingByte = fc.oneof(
+  fc.constantFrom(0x0a, 0x41, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf),
+  fc.constantFrom(0xe0, 0xe1, 0xed, 0xef, 0xf0, 0xf1, 0xf4, 0xf5, 0xff),
+  fc.integer({ min: 0, max: 255 }),
+);
+
+function cutAt(bytes: Uint8Array, cuts: number[]): Uint8Array[] {
+  const points = [...new Set(cuts.map((cut) => cut % (bytes.length + 1)))].sort((a, b) => a - b);
+  return [0, ...points].map((from, i) => bytes.slice(from, [...points, bytes.length][i]));
+}
+
+Deno.test("OutputDecoder gives, read by read, what a streaming TextDecoder gives", () => {
+  const bytes = fc.oneof(
+    fc.array(decodingByte, { maxLength: 40, size: "max" }),
+    fc.array(
+      fc.oneof(
+        fc.string({ unit: "binary", maxLength: 8 }).map((text) => [...encoder.encode(text)]),
+        fc.array(decodingByte, { maxLength: 3 }),
+      ),
+      { maxLength: 12, size: "max" },
+    ).map((parts) => parts.flat()),
+  ).map((values) => Uint8Array.from(values));
+  fc.assert(
+    fc.property(bytes, fc.array(fc.nat(), { maxLength: 12 }), (input, cuts) => {
+      const reads = cutAt(input, cuts);
+      const streaming = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
+      const expected = [...reads.map((read) => streaming.decode(read, { stream: true }))];
+      expected.push(streaming.decode());
+      const decoder = new OutputDecoder();
+      for (let round = 0; round < 2; round++) {
+        // A second round checks that flush() leaves the decoder as new.
+        const actual = [...reads.map((read) => decoder.push(read)), decoder.flush()];
+        assert.deepEqual(actual, expected);
+      }
+    }),
+    { numRuns: 3000 },
+  );
+});
+
+Deno.test("OutputDecoder holds a character whose bytes come one read at a time", () => {
+  const decoder = new OutputDecoder();
+  assert.equal(decoder.push(Uint8Array.of(0xf0)), "");
+  assert.equal(decoder.push(Uint8Array.of(0x9f)), "");
+  assert.equal(decoder.push(Uint8Array.of(0x98)), "");
+  assert.equal(decoder.push(Uint8Array.of(0x80, 0x41)), "😀A");
+  assert.equal(decoder.push(Uint8Array.of(0xe2, 0x82)), "");
+  assert.equal(decoder.push(Uint8Array.of(0x41)), "\uFFFDA", "a byte that cannot continue it");
+  assert.equal(decoder.push(Uint8Array.of(0xed)), "");
+  assert.equal(decoder.push(Uint8Array.of(0xa0)), "\uFFFD\uFFFD", "an encoded surrogate");
+  assert.equal(decoder.push(Uint8Array.of(0xef)), "");
+  assert.equal(decoder.push(Uint8Array.of(0xbb, 0xbf, 0x42)), "\uFEFFB", "a byte order mark");
+  assert.equal(decoder.push(Uint8Array.of(0xc3)), "");
+  assert.equal(decoder.flush(), "\uFFFD");
+  assert.equal(decoder.push(Uint8Array.of(0x41)), "A", "after flush(), as new");
+});
+
+/** The cut rule of splitForEvents(), counted character by character: the model it must match. */
+function splitByCount(text: string, maxBytes: number): string[] {
+  const pieces: string[] = [];
+  let start = 0;
+  let bytes = 0;
+  let newlineCut = -1;
+  let bytesBeforeNewlineCut = 0;
+  for (let index = 0; index < text.length;) {
+    const codePoint = text.codePointAt(index)!;
+    const size = codePoint < 0x80 ? 1 : codePoint < 0x800 ? 2 : codePoint < 0x10000 ? 3 : 4;
+    if (bytes + size > maxBytes) {
+      const atNewline = newlineCut > start && bytesBeforeNewlineCut >= maxBytes * 0.75;
+      const cut = atNewline ? newlineCut : index;
+      pieces.push(text.slice(start, cut));
+      start = cut;
+      bytes = atNewline ? bytes - bytesBeforeNewlineCut : 0;
+      newlineCut = -1;
+      continue;
+    }
+    bytes += size;
+    index += codePoint > 0xffff ? 2 : 1;
+    if (codePoint === 0x0a) {
+      newlineCut = index;
+      bytesBeforeNewlineCut = bytes;
+    }
+  }
+  if (start < text.length) pieces.push(text.slice(start));
+  return pieces;
+}
+
+Deno.test("splitForEvents() cuts where counting character by character cuts", async (t) => {
+  const unit = fc.constantFrom("a", "\n", "é", "€", "😀", "\ud800", "\udc00");
+  await t.step("small bounds", () => {
+    const anyText = fc.oneof(
+      fc.string({ unit: "binary", maxLength: 300, size: "max" }),
+      fc.string({ unit, maxLength: 300, size: "max" }),
+    );
+    fc.assert(
+      fc.property(anyText, fc.integer({ min: 4, max: 100 }), (text, maxBytes) => {
+        assert.deepEqual(splitForEvents(text, maxBytes), splitByCount(text, maxBytes));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+  await t.step("the default bound, on long mixed text", () => {
+    const long = fc.array(
+      fc.oneof(
+        fc.string({ unit, maxLength: 2000 }),
+        fc.constant("a line of output\n"),
+        fc.constant("x".repeat(30_000)),
+        fc.constant("€".repeat(10_000)),
+      ),
+      { maxLength: 30, size: "max" },
+    ).map((parts) => parts.join(""));
+    fc.assert(
+      fc.property(long, (text) => {
+        assert.deepEqual(splitForEvents(text), splitByCount(text, MAX_OUTPUT_EVENT_BYTES));
+      }),
+      { numRuns: 50 },
+    );
+  });
+});

@@ -71,3 +71,49 @@ Deno.test("utf8Length() counts like TextEncoder", () => {
     assert.equal(utf8Length(text), new TextEncoder().encode(text).length, JSON.stringify(text));
   }
 });
+
+Deno.test("buildPage() counts exactly near the bound, so a page fills to it exactly", async (t) => {
+  // Each event is 300 bytes in UTF-8 but its bound, 3 × its length, is much more.
+  const event = (seq: number): EventRecord => ({
+    seq,
+    id: `evt_${String(seq).padStart(3, "0")}`,
+    session_id: "ses_1",
+    kind: "output",
+    payload_json: JSON.stringify({ stream: "stdout", data: "é".repeat(50) }),
+    created_at: "2026-11-21T22:19:00.000Z",
+  });
+  const events = Array.from({ length: 40 }, (_, i) => event(i + 1));
+  const rowBytes = events.map((e) => utf8Length(JSON.stringify(e)) + 1);
+  assert.ok(JSON.stringify(events[0]).length * 3 + 1 > rowBytes[0] * 1.5, "the bound overshoots");
+  /** The body bound that the first `count` events fill exactly, with the 128-byte allowance. */
+  const fits = (count: number) => 128 + rowBytes.slice(0, count).reduce((a, b) => a + b, 0);
+  await t.step("a bound that the events fill exactly", () => {
+    for (const count of [1, 7, 20, 39]) {
+      const page = buildPage(reader(events), { afterSeq: 0, limit: 40, maxBytes: fits(count) });
+      assert.equal(page.count, count, `bound ${fits(count)}`);
+      assert.equal(page.hasMore, true);
+      assert.ok(utf8Length(page.json) <= fits(count));
+    }
+  });
+  await t.step("one byte short of it", () => {
+    const page = buildPage(reader(events), { afterSeq: 0, limit: 40, maxBytes: fits(20) - 1 });
+    assert.equal(page.count, 19);
+  });
+  await t.step("without a limit, exactly at the bound and just past it", () => {
+    assert.equal(buildPage(reader(events), { afterSeq: 0, maxBytes: fits(40) }).count, 40);
+    assert.throws(
+      () => buildPage(reader(events), { afterSeq: 0, maxBytes: fits(40) - 1 }),
+      (error: unknown) => error instanceof ServiceError && error.details.seq === 40,
+    );
+  });
+  await t.step("counting exactly from a page partly filled by the bound", () => {
+    // The bound of the first rows stays below maxBytes; exact counting takes over later.
+    const mixed = [...log(5, 10), ...events.slice(5)];
+    const exact = 128 + mixed.reduce((sum, e) => sum + utf8Length(JSON.stringify(e)) + 1, 0);
+    assert.equal(buildPage(reader(mixed), { afterSeq: 0, limit: 40, maxBytes: exact }).count, 40);
+    assert.equal(
+      buildPage(reader(mixed), { afterSeq: 0, limit: 40, maxBytes: exact - 1 }).count,
+      39,
+    );
+  });
+});

@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
+  LITERAL_REACH,
   MAX_HELD_LINE_CHARS,
   MAX_PRIVATE_KEY_CHARS,
+  placeLiterals,
   redactText,
   StreamRedactor,
 } from "../../src/events/redact.ts";
@@ -402,4 +404,103 @@ Deno.test("StreamRedactor output equals redactText() across long-line cuts", () 
     }),
     { numRuns: 40 },
   );
+});
+
+/** A secret whose literal (`KEY`) starts the furthest into its match that any rule allows. */
+const FARTHEST_LITERAL = `${"A".repeat(64)}PRIVATE_KEY=abc`;
+
+Deno.test("placeLiterals(): every rule's literal is in each of its matches, within reach", async (t) => {
+  const samples = [
+    ...REDACTED.map(([, input]) => input),
+    ...Object.values(FAKE),
+    FARTHEST_LITERAL,
+    "Authorization: Token abc",
+    "AUTHORIZATION=x",
+  ];
+  const reached = new Set<number>();
+  let rules = 0;
+  const check = (text: string) => {
+    const result = placeLiterals(text);
+    rules = result.rules;
+    for (const { rule, kind, literalAt } of result.placements) {
+      reached.add(rule);
+      assert.ok(
+        literalAt >= 0 && literalAt <= LITERAL_REACH,
+        `rule ${rule} (${kind}) has its literal at ${literalAt} in ${JSON.stringify(text)}`,
+      );
+    }
+  };
+  await t.step("on the samples of every kind", () => samples.forEach(check));
+  await t.step("the samples reach every rule", () => {
+    assert.deepEqual(
+      [...reached].sort((a, b) => a - b),
+      Array.from({ length: rules }, (_, i) => i),
+    );
+  });
+  await t.step("on generated text", () => {
+    fc.assert(fc.property(textArbitrary(40), (text) => check(text)), { numRuns: 300 });
+  });
+  await t.step("the farthest literal is exactly at the reach", () => {
+    const [placement] = placeLiterals(FARTHEST_LITERAL).placements;
+    assert.equal(placement.literalAt, LITERAL_REACH);
+  });
+});
+
+Deno.test("redactText() finds a secret whose literal is LITERAL_REACH into it", () => {
+  const text = `x ${FARTHEST_LITERAL} y`;
+  const expected = `x ${"A".repeat(64)}PRIVATE_KEY=[REDACTED:assignment] y`;
+  assert.equal(redactText(text), expected);
+  for (let cut = 0; cut <= text.length; cut++) {
+    assert.equal(streamed([text.slice(0, cut), text.slice(cut)]), expected, `cut at ${cut}`);
+  }
+});
+
+Deno.test("redactText() returns text without any literal as it is", () => {
+  const text = "the agent reads file src/main.ts: 42 tests passed (cached) — café 🙂\n".repeat(500);
+  assert.equal(redactText(text), text);
+  assert.equal(streamed(chunked(text, 4096)), text);
+});
+
+/** Each output of `push()`, and the held text that it released, in order. */
+function releases(chunks: string[]): [string, string][] {
+  const redactor = new StreamRedactor();
+  const result: [string, string][] = [];
+  let pushed = "";
+  let released = 0;
+  for (const chunk of chunks) {
+    pushed += chunk;
+    const output = redactor.push(chunk);
+    const releasedNow = pushed.length - redactor.pending();
+    result.push([output, pushed.slice(released, releasedNow)]);
+    released = releasedNow;
+  }
+  return result;
+}
+
+Deno.test("StreamRedactor.push() returns redactText() of exactly the text it releases", async (t) => {
+  // push() reuses the spans of its one scan; a rescan of the released part must agree.
+  await t.step("on lines with planted secrets", () => {
+    fc.assert(
+      fc.property(textArbitrary(40), fc.array(fc.nat(), { maxLength: 20 }), (text, cuts) => {
+        for (const [output, part] of releases(splitAt(text, cuts))) {
+          assert.equal(output, redactText(part));
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+  await t.step("on long lines, forced cuts included", () => {
+    const longLine = fc.array(
+      fc.oneof(plantedSecret, filler, fc.constant("x".repeat(3000))),
+      { minLength: 200, maxLength: 600 },
+    ).map((parts) => parts.join("").replaceAll("\n", " "));
+    fc.assert(
+      fc.property(longLine, fc.integer({ min: 50, max: 3000 }), (text, size) => {
+        for (const [output, part] of releases(chunked(text, size))) {
+          assert.equal(output, redactText(part));
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
 });

@@ -1,0 +1,97 @@
+import assert from "node:assert/strict";
+import type { DatabaseSync } from "node:sqlite";
+import { openDatabase } from "../../src/store/db.ts";
+import { type EventRecord, EventsStore } from "../../src/store/events_store.ts";
+import { SessionsStore } from "../../src/store/sessions_store.ts";
+
+function withStore(fn: (store: EventsStore, db: DatabaseSync, prepared: () => number) => void) {
+  const db = openDatabase(":memory:");
+  try {
+    const sessions = new SessionsStore(db);
+    for (const id of ["ses_a", "ses_b"]) {
+      sessions.insert({
+        id,
+        project_root: "/",
+        cwd: "/",
+        harness: "h",
+        title: "t",
+        status: "running",
+        exit_code: null,
+        signal: null,
+        pid: null,
+        pgid: null,
+        model: null,
+        familiar_id: null,
+        origin: "api",
+        routine_id: null,
+        run_id: null,
+        created_at: "x",
+        updated_at: "x",
+        ended_at: null,
+        last_seq: 0,
+      });
+    }
+    let count = 0;
+    const prepare = db.prepare.bind(db);
+    db.prepare = (sql: string) => {
+      count++;
+      return prepare(sql);
+    };
+    fn(new EventsStore(db), db, () => count);
+  } finally {
+    db.close();
+  }
+}
+
+function record(sessionId: string, seq: number): EventRecord {
+  return {
+    seq,
+    id: `evt_${sessionId}_${seq}`,
+    session_id: sessionId,
+    kind: "output",
+    payload_json: JSON.stringify({ stream: "stdout", data: `line ${seq}\n` }),
+    created_at: `2026-11-22T00:00:${String(seq % 60).padStart(2, "0")}.000Z`,
+  };
+}
+
+Deno.test("EventsStore appends, reads by cursor and finds seqs, preparing its statements once", () => {
+  withStore((store, db, prepared) => {
+    const afterConstruction = prepared();
+    for (let batch = 0; batch < 5; batch++) {
+      store.appendBatch([
+        record("ses_a", batch * 2 + 1),
+        record("ses_b", batch + 1),
+        record("ses_a", batch * 2 + 2),
+      ]);
+    }
+    assert.deepEqual(
+      store.readAfter("ses_a", 0, 100).map((e) => e.seq),
+      Array.from({ length: 10 }, (_, i) => i + 1),
+    );
+    assert.deepEqual(
+      store.readAfter("ses_a", 7, 2).map((row) => ({ ...row })),
+      [record("ses_a", 8), record("ses_a", 9)],
+    );
+    assert.deepEqual(store.readAfter("ses_b", 5, 10), []);
+    assert.equal(store.seqOf("ses_b", "evt_ses_b_3"), 3);
+    assert.equal(store.seqOf("ses_a", "evt_ses_b_3"), null, "an event of another session");
+    assert.equal(store.seqOf("ses_a", "evt_unknown"), null);
+    store.appendBatch([]);
+    const lastSeqs = db.prepare("SELECT id, last_seq FROM sessions ORDER BY id").all();
+    assert.deepEqual(lastSeqs.map((row) => ({ ...row })), [
+      { id: "ses_a", last_seq: 10 },
+      { id: "ses_b", last_seq: 5 },
+    ]);
+    assert.equal(prepared() - 1, afterConstruction, "only the query above prepared a statement");
+  });
+});
+
+Deno.test("EventsStore.appendBatch() keeps nothing of a batch that fails", () => {
+  withStore((store) => {
+    store.appendBatch([record("ses_a", 1)]);
+    assert.throws(() => store.appendBatch([record("ses_a", 2), record("ses_a", 1)]));
+    assert.deepEqual(store.readAfter("ses_a", 0, 10).map((e) => e.seq), [1]);
+    store.appendBatch([record("ses_a", 2)]);
+    assert.deepEqual(store.readAfter("ses_a", 0, 10).map((e) => e.seq), [1, 2]);
+  });
+});
