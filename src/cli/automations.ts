@@ -6,7 +6,14 @@ import type { ImportResult, RunNowResult } from "../automations/routines.ts";
 import type { TickReport } from "../automations/scheduler.ts";
 import type { RunRecord } from "../store/runs_store.ts";
 import { CLIENT_OPTIONS, parseCommandArgs, requireId } from "./args.ts";
-import { type Command, EXIT, type Io, UsageError } from "./command.ts";
+import {
+  type Command,
+  EXIT,
+  type Io,
+  pickSubcommand,
+  type Subcommand,
+  UsageError,
+} from "./command.ts";
 import { withClient } from "./connect.ts";
 import { integerOption } from "./events.ts";
 import { oneLine, printResponse, table } from "./output.ts";
@@ -20,8 +27,6 @@ interface ActionResponse<T> {
   event: { kind: string; action: string; origin: string | null; payload: unknown };
   result: T;
 }
-
-type Subcommand = (args: string[], io: Io) => Promise<number>;
 
 /** `svc automations list|get|create|update|delete|run|runs|health|tick|import` (D1, D10, D12). */
 export const automationsCommand: Command = {
@@ -46,10 +51,8 @@ Subcommands:
 Every subcommand takes --home DIR, and --json to print the raw action response.
 Times are shown in the local time zone. See docs/automations.md.`,
   run(args, io) {
-    const [name, ...rest] = args;
-    if (name === undefined) throw new UsageError("Missing subcommand");
-    if (!Object.hasOwn(SUBCOMMANDS, name)) throw new UsageError(`Unknown subcommand "${name}"`);
-    return SUBCOMMANDS[name](rest, io);
+    const { run, rest } = pickSubcommand(SUBCOMMANDS, args);
+    return run(rest, io);
   },
 };
 

@@ -27,3 +27,17 @@ export class UsageError extends Error {
     this.name = "UsageError";
   }
 }
+
+/** A subcommand of a command with several (`svc sessions list`). */
+export type Subcommand = (args: string[], io: Io) => Promise<number>;
+
+/** The subcommand `args[0]` names, with the rest of `args`, or a usage error. */
+export function pickSubcommand(
+  subcommands: Readonly<Record<string, Subcommand>>,
+  args: string[],
+): { run: Subcommand; rest: string[] } {
+  const [name, ...rest] = args;
+  if (name === undefined) throw new UsageError("Missing subcommand");
+  if (!Object.hasOwn(subcommands, name)) throw new UsageError(`Unknown subcommand "${name}"`);
+  return { run: subcommands[name], rest };
+}

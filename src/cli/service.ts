@@ -15,7 +15,7 @@ import {
 } from "../service/service_plan.ts";
 import { formatTcpAddress, parseTcpAddress } from "../transport/tcp_loopback.ts";
 import { parseCommandArgs } from "./args.ts";
-import { type Command, EXIT, type Io, UsageError } from "./command.ts";
+import { type Command, EXIT, type Io, pickSubcommand, type Subcommand } from "./command.ts";
 
 /** What `svc service` needs from the machine; tests hand in fakes. */
 export interface ServiceCommandDeps {
@@ -31,8 +31,6 @@ export interface ServiceCommandDeps {
 }
 
 const SUPPORTED_OS: readonly string[] = ["linux", "darwin", "windows"];
-
-type Subcommand = (args: string[], io: Io) => Promise<number>;
 
 /** `svc service install|uninstall|status` with the given machine. */
 export function createServiceCommand(deps: ServiceCommandDeps): Command {
@@ -67,14 +65,12 @@ Subcommands:
 From source (deno run main.ts), the service runs "deno run -A main.ts serve":
 meant for development; install the compiled svc for everyday use.`,
     async run(args, io) {
-      const [name, ...rest] = args;
-      if (name === undefined) throw new UsageError("Missing subcommand");
-      if (!Object.hasOwn(subcommands, name)) throw new UsageError(`Unknown subcommand "${name}"`);
+      const { run, rest } = pickSubcommand(subcommands, args);
       if (!SUPPORTED_OS.includes(deps.os)) {
         io.err(`svc service: not supported on "${deps.os}" (Linux, macOS and Windows are)`);
         return EXIT.refused;
       }
-      return await subcommands[name](rest, io);
+      return await run(rest, io);
     },
   };
 }

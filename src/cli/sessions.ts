@@ -1,14 +1,12 @@
 import { resolve } from "node:path";
 import { SESSION_STATUSES, type SessionRecord } from "../store/sessions_store.ts";
 import { CLIENT_OPTIONS, parseCommandArgs, requireId } from "./args.ts";
-import { type Command, type Io, UsageError } from "./command.ts";
+import { type Command, type Io, pickSubcommand, type Subcommand, UsageError } from "./command.ts";
 import { withClient } from "./connect.ts";
 import { eventPrinter, followEvents, integerOption } from "./events.ts";
 import { oneLine, printResponse, table } from "./output.ts";
 
 const KILL_SIGNALS = ["SIGTERM", "SIGKILL"];
-
-type Subcommand = (args: string[], io: Io) => Promise<number>;
 
 /** `svc sessions list|start|show|input|kill` (D1, D7). */
 export const sessionsCommand: Command = {
@@ -35,10 +33,8 @@ Subcommands:
 
 Every subcommand takes --home DIR, and --json to print the raw response.`,
   run(args, io) {
-    const [name, ...rest] = args;
-    if (name === undefined) throw new UsageError("Missing subcommand");
-    if (!Object.hasOwn(SUBCOMMANDS, name)) throw new UsageError(`Unknown subcommand "${name}"`);
-    return SUBCOMMANDS[name](rest, io);
+    const { run, rest } = pickSubcommand(SUBCOMMANDS, args);
+    return run(rest, io);
   },
 };
 

@@ -6,33 +6,14 @@ import { SessionsStore } from "../../src/store/sessions_store.ts";
 import { systemClock } from "../../src/clock.ts";
 import { silentLogger } from "../../src/log.ts";
 import { removeTree, tempHome } from "../helpers/home.ts";
+import { runningSessionRow } from "../helpers/rows.ts";
 
 async function withLog(fn: (log: EventLog, store: EventsStore) => Promise<void>, failFirst = 0) {
   const dir = await tempHome();
   const db = openDatabase(`${dir}/svc.db`);
   const sessions = new SessionsStore(db);
   for (const id of ["ses_a", "ses_b"]) {
-    sessions.insert({
-      id,
-      project_root: "/",
-      cwd: "/",
-      harness: "h",
-      title: "t",
-      status: "running",
-      exit_code: null,
-      signal: null,
-      pid: null,
-      pgid: null,
-      model: null,
-      familiar_id: null,
-      origin: "api",
-      routine_id: null,
-      run_id: null,
-      created_at: "x",
-      updated_at: "x",
-      ended_at: null,
-      last_seq: 0,
-    });
+    sessions.insert(runningSessionRow(id));
   }
   const real = new EventsStore(db);
   let failures = failFirst;

@@ -3,33 +3,14 @@ import type { DatabaseSync } from "node:sqlite";
 import { openDatabase } from "../../src/store/db.ts";
 import { type EventRecord, EventsStore } from "../../src/store/events_store.ts";
 import { SessionsStore } from "../../src/store/sessions_store.ts";
+import { runningSessionRow } from "../helpers/rows.ts";
 
 function withStore(fn: (store: EventsStore, db: DatabaseSync, prepared: () => number) => void) {
   const db = openDatabase(":memory:");
   try {
     const sessions = new SessionsStore(db);
     for (const id of ["ses_a", "ses_b"]) {
-      sessions.insert({
-        id,
-        project_root: "/",
-        cwd: "/",
-        harness: "h",
-        title: "t",
-        status: "running",
-        exit_code: null,
-        signal: null,
-        pid: null,
-        pgid: null,
-        model: null,
-        familiar_id: null,
-        origin: "api",
-        routine_id: null,
-        run_id: null,
-        created_at: "x",
-        updated_at: "x",
-        ended_at: null,
-        last_seq: 0,
-      });
+      sessions.insert(runningSessionRow(id));
     }
     let count = 0;
     const prepare = db.prepare.bind(db);
