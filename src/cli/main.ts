@@ -13,7 +13,8 @@ import { serviceCommand } from "./service.ts";
 import { statusCommand } from "./status.ts";
 import { stopCommand } from "./stop.ts";
 
-const COMMANDS: readonly Command[] = [
+/** Every command, in the order `svc help` lists them. */
+export const COMMANDS: readonly Command[] = [
   serveCommand,
   statusCommand,
   stopCommand,

@@ -1,50 +1,20 @@
 /** `svc automations …` in-process against an in-process daemon (D1, D10, D12, D13). */
 import assert from "node:assert/strict";
-import { ClientError } from "../../src/client/client.ts";
-import { automationsCommand, localTime } from "../../src/cli/automations.ts";
-import { EXIT, type Io, UsageError } from "../../src/cli/command.ts";
+import { localTime } from "../../src/cli/automations.ts";
 import { FakeClock } from "../fakes/clock.ts";
 import { fixtureHarnesses, startTestDaemon, waitForEnd } from "../helpers/daemon.ts";
 import { removeTree, tempHome } from "../helpers/home.ts";
+import { captureIo } from "../helpers/capture_io.ts";
+import { runCli } from "../../src/cli/main.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = Record<string, any>;
 
-interface Captured {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/**
- * Runs `svc automations ARGS` with SVC_HOME = `home` and captured output,
- * mapping thrown errors to exit codes the way `runCli` does (D1).
- */
-async function svcAutomations(home: string, args: string[]): Promise<Captured> {
-  let stdout = "";
-  let stderr = "";
-  const io: Io = {
-    out: (text) => stdout += text + "\n",
-    err: (text) => stderr += text + "\n",
-    write: (text) => stdout += text,
-    writeErr: (text) => stderr += text,
-    env: (name) => name === "SVC_HOME" ? home : undefined,
-  };
-  let code: number;
-  try {
-    code = await automationsCommand.run(args, io);
-  } catch (error) {
-    if (error instanceof UsageError) {
-      stderr += `svc automations: ${error.message}\n`;
-      code = EXIT.usage;
-    } else if (error instanceof ClientError) {
-      stderr += `svc automations: ${error.message}\n`;
-      code = error.code === "unreachable" ? EXIT.unreachable : EXIT.refused;
-    } else {
-      throw error;
-    }
-  }
-  return { code, stdout, stderr };
+/** Runs `svc automations ARGS` through the real command table with SVC_HOME = `home`. */
+async function svcAutomations(home: string, args: string[]) {
+  const captured = captureIo({ SVC_HOME: home });
+  const code = await runCli(["automations", ...args], captured.io);
+  return { code, stdout: captured.stdout(), stderr: captured.stderr() };
 }
 
 function definition(project: string, overrides: Json = {}): Json {

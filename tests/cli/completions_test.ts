@@ -1,8 +1,9 @@
 /** `svc completions bash|zsh|fish` (issue 7): scripts generated from the command table. */
 import assert from "node:assert/strict";
+import { EXIT, type Io, UsageError } from "../../src/cli/command.ts";
 import { automationsCommand } from "../../src/cli/automations.ts";
-import { capabilitiesCommand } from "../../src/cli/capabilities.ts";
-import { type Command, EXIT, type Io, UsageError } from "../../src/cli/command.ts";
+import { sessionsCommand } from "../../src/cli/sessions.ts";
+import { eventsCommand } from "../../src/cli/events.ts";
 import {
   completionsCommand,
   completionScript,
@@ -10,26 +11,8 @@ import {
   parseUsage,
   SHELLS,
 } from "../../src/cli/completions.ts";
-import { eventsCommand } from "../../src/cli/events.ts";
-import { logsCommand } from "../../src/cli/logs.ts";
-import { serveCommand } from "../../src/cli/serve.ts";
-import { sessionsCommand } from "../../src/cli/sessions.ts";
-import { statusCommand } from "../../src/cli/status.ts";
-import { stopCommand } from "../../src/cli/stop.ts";
 import { removeTree, tempHome } from "../helpers/home.ts";
-
-/** The command table as main.ts builds it, with `completions` reading it lazily. */
-const COMMANDS: readonly Command[] = [
-  serveCommand,
-  statusCommand,
-  stopCommand,
-  capabilitiesCommand,
-  sessionsCommand,
-  eventsCommand,
-  automationsCommand,
-  logsCommand,
-  completionsCommand(() => COMMANDS),
-];
+import { COMMANDS } from "../../src/cli/main.ts";
 
 function capture(): { io: Io; stdout: () => string } {
   let stdout = "";
@@ -189,7 +172,7 @@ Deno.test("completionsCommand: scripts pass each shell's syntax check and comple
           `COMP_CWORD=${words.length - 1}; _svc; printf '%s\\n' "\${COMPREPLY[@]}"`,
           `${dir}/svc.bash`,
         ]);
-      assert.equal((await complete(["svc", "se"])).stdout, "serve\nsessions\n");
+      assert.equal((await complete(["svc", "se"])).stdout, "serve\nsessions\nservice\n");
       assert.equal((await complete(["svc", "sessions", "k"])).stdout, "kill\n");
       assert.equal((await complete(["svc", "logs", "--l"])).stdout, "--lines\n");
       assert.equal((await complete(["svc", "help", "aut"])).stdout, "automations\n");

@@ -1,30 +1,13 @@
 /** `svc logs [--lines N] [--follow]`: the daemon's own log, read from the file (D2, issue 7). */
 import assert from "node:assert/strict";
-import { EXIT, type Io, UsageError } from "../../src/cli/command.ts";
+import { EXIT, UsageError } from "../../src/cli/command.ts";
 import { colorLogLines, followLog, logsCommand, readLastLines } from "../../src/cli/logs.ts";
 import { createLogger, fileSink } from "../../src/log.ts";
 import { removeTree, tempHome } from "../helpers/home.ts";
+import { captureIo } from "../helpers/capture_io.ts";
 
-interface Captured {
-  io: Io;
-  stdout(): string;
-  stderr(): string;
-}
-
-function capture(home: string): Captured {
-  let stdout = "";
-  let stderr = "";
-  return {
-    io: {
-      out: (text) => stdout += text + "\n",
-      err: (text) => stderr += text + "\n",
-      write: (text) => stdout += text,
-      writeErr: (text) => stderr += text,
-      env: (name) => ({ SVC_HOME: home, NO_COLOR: "1" } as Record<string, string>)[name],
-    },
-    stdout: () => stdout,
-    stderr: () => stderr,
-  };
+function capture(home: string) {
+  return captureIo({ SVC_HOME: home, NO_COLOR: "1" });
 }
 
 /** `line 1\n` … `line N\n`. */

@@ -1,31 +1,18 @@
 /** `svc status` in-process against an in-process daemon (D1, D5, issue 7: next routine due). */
 import assert from "node:assert/strict";
 import { localTime } from "../../src/cli/automations.ts";
-import { EXIT, type Io } from "../../src/cli/command.ts";
+import { EXIT } from "../../src/cli/command.ts";
 import { formatUptime, nextRoutine, statusCommand } from "../../src/cli/status.ts";
 import { SvcClient } from "../../src/client/client.ts";
 import { FakeClock } from "../fakes/clock.ts";
 import { fixtureHarnesses, freePort, startTestDaemon } from "../helpers/daemon.ts";
 import { removeTree, tempHome } from "../helpers/home.ts";
+import { captureIo } from "../helpers/capture_io.ts";
 
-interface Captured {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function svcStatus(home: string, args: string[] = []): Promise<Captured> {
-  let stdout = "";
-  let stderr = "";
-  const io: Io = {
-    out: (text) => stdout += text + "\n",
-    err: (text) => stderr += text + "\n",
-    write: (text) => stdout += text,
-    writeErr: (text) => stderr += text,
-    env: (name) => ({ SVC_HOME: home, NO_COLOR: "1" } as Record<string, string>)[name],
-  };
-  const code = await statusCommand.run(args, io);
-  return { code, stdout, stderr };
+async function svcStatus(home: string, args: string[] = []) {
+  const captured = captureIo({ SVC_HOME: home, NO_COLOR: "1" });
+  const code = await statusCommand.run(args, captured.io);
+  return { code, stdout: captured.stdout(), stderr: captured.stderr() };
 }
 
 function routine(id: string, cwd: string, overrides: Record<string, unknown> = {}) {
