@@ -73,3 +73,22 @@ export async function fillDisk(dir: string): Promise<string> {
   }
   return path;
 }
+
+/**
+ * A home on its own tmpfs of `size`, with `logs/` on a second one, so filling the home fills
+ * only the store's disk. Release it with `releaseTmpfsHome`.
+ */
+export async function tmpfsHome(size: string): Promise<string> {
+  const home = await Deno.makeTempDir({ prefix: "svc-full-" });
+  if (!mountTmpfs(home, size)) throw new Error(`Cannot mount a tmpfs on "${home}"`);
+  await Deno.mkdir(`${home}/logs`);
+  if (!mountTmpfs(`${home}/logs`, size)) throw new Error(`Cannot mount a tmpfs on "${home}/logs"`);
+  return home;
+}
+
+/** Unmounts and removes a `tmpfsHome`. */
+export async function releaseTmpfsHome(home: string): Promise<void> {
+  unmount(`${home}/logs`);
+  unmount(home);
+  await Deno.remove(home, { recursive: true }).catch(() => {});
+}

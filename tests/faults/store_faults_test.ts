@@ -26,7 +26,16 @@ import {
   waitForEnd,
 } from "./fault_rig.ts";
 import { get, postJson } from "../fuzz/raw_client.ts";
-import { canChattr, canMount, fillDisk, mountTmpfs, run, unmount } from "./disk.ts";
+import {
+  canChattr,
+  canMount,
+  fillDisk,
+  mountTmpfs,
+  releaseTmpfsHome,
+  run,
+  tmpfsHome,
+  unmount,
+} from "./disk.ts";
 
 const FLOOD_LINES = 30_000;
 
@@ -116,11 +125,7 @@ Deno.test({
   ignore: !canMount,
   async fn() {
     // The home on an 8 MiB tmpfs; its logs/ on another, so only the store's disk is full.
-    const home = await Deno.makeTempDir({ prefix: "svc-full-" });
-    assert.ok(mountTmpfs(home, "8m"));
-    const logs = `${home}/logs`;
-    await Deno.mkdir(logs);
-    assert.ok(mountTmpfs(logs, "8m"));
+    const home = await tmpfsHome("8m");
     try {
       await using rig = await faultRig({ home });
       const { sessionId, startFlood } = await launchFlood(rig);
@@ -134,9 +139,7 @@ Deno.test({
       assert.equal(stopped?.code, 0);
       assert.equal(integrityCheck(home), "ok");
     } finally {
-      unmount(logs);
-      unmount(home);
-      await Deno.remove(home, { recursive: true }).catch(() => {});
+      await releaseTmpfsHome(home);
     }
   },
 });
@@ -204,11 +207,7 @@ Deno.test({
   name: "restart on a full disk after kill -9: the daemon listens and reports degraded",
   ignore: !canMount,
   async fn() {
-    const home = await Deno.makeTempDir({ prefix: "svc-full-" });
-    assert.ok(mountTmpfs(home, "8m"));
-    const logs = `${home}/logs`;
-    await Deno.mkdir(logs);
-    assert.ok(mountTmpfs(logs, "8m"));
+    const home = await tmpfsHome("8m");
     try {
       await using rig = await faultRig({ home });
       const launched = await rig.client.post<Json>("/sessions", {
@@ -230,9 +229,7 @@ Deno.test({
         await serve.stop();
       }
     } finally {
-      unmount(logs);
-      unmount(home);
-      await Deno.remove(home, { recursive: true }).catch(() => {});
+      await releaseTmpfsHome(home);
     }
   },
 });

@@ -7,7 +7,7 @@
  * orphaned, and the store passes `integrity_check`. Needs root (tmpfs).
  */
 import assert from "node:assert/strict";
-import { canMount, fillDisk, mountTmpfs, unmount } from "../faults/disk.ts";
+import { canMount, fillDisk, releaseTmpfsHome, tmpfsHome } from "../faults/disk.ts";
 import {
   assertWholeLog,
   delay,
@@ -37,11 +37,7 @@ Deno.test({
   name: "a long full disk, kill -9 while degraded, restart once space returns",
   ignore: !runSlow || !canMount,
   async fn() {
-    const home = await Deno.makeTempDir({ prefix: "svc-full-" });
-    assert.ok(mountTmpfs(home, "16m"));
-    const logs = `${home}/logs`;
-    await Deno.mkdir(logs);
-    assert.ok(mountTmpfs(logs, "16m"));
+    const home = await tmpfsHome("16m");
     try {
       await using rig = await faultRig({ home });
       const prompts = ["flood 100000000", "errflood 100000000", "flood 100000000"];
@@ -109,9 +105,7 @@ Deno.test({
       await rig.stop();
       assert.equal(integrityCheck(home), "ok");
     } finally {
-      unmount(logs);
-      unmount(home);
-      await Deno.remove(home, { recursive: true }).catch(() => {});
+      await releaseTmpfsHome(home);
     }
   },
 });
