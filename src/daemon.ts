@@ -15,6 +15,9 @@ import { SessionsStore } from "./store/sessions_store.ts";
 import { EventsStore } from "./store/events_store.ts";
 import { EventLog } from "./events/event_log.ts";
 import { Supervisor } from "./sessions/supervisor.ts";
+import { ADAPTERS } from "./agents/adapters.ts";
+import type { ConversationTimeouts } from "./agents/conversation.ts";
+import { denyByPolicy } from "./approvals/deny_policy.ts";
 import { denoSpawner, type Spawner } from "./sessions/spawner.ts";
 import { prepareLaunch } from "./api/sessions.ts";
 import { RoutinesStore } from "./store/routines_store.ts";
@@ -65,8 +68,12 @@ export interface Daemon {
   stop(): Promise<void>;
 }
 
-/** Version probes of built-in harnesses give up after this long (then `degraded`). */
-const PROBE_TIMEOUT_MS = 3000;
+/**
+ * Version probes of built-in harnesses give up after this long (then
+ * `degraded`). Measured on 2 cores: gemini 1.5 s (3.5 s when it relaunches),
+ * opencode 1.6 s warm and 3.4 s cold; four at once during start-up take longer.
+ */
+const PROBE_TIMEOUT_MS = 15_000;
 
 /** Starts a daemon on `options.home` (D1, D2). Throws `ConfigError` for exit-2 problems. */
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
@@ -104,8 +111,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 
     const harnesses = buildRegistry(config.harnesses);
     const prober = options.prober ?? systemProber();
-    const capabilities = new CapabilityRegistry(() => probeHarnesses(harnesses, prober));
-    await capabilities.refresh();
+    const capabilities = new CapabilityRegistry({
+      find: () => probeHarnesses(harnesses, prober, false),
+      verify: () => probeHarnesses(harnesses, prober, true),
+    });
+    // Listening waits for the program look-up only; version probes finish in the background.
+    capabilities.refresh().catch((error) => log.error("Probing harnesses failed", { error }));
+    await capabilities.found();
 
     const supervisor = new Supervisor({
       sessions,
@@ -115,6 +127,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       log,
       maxLiveSessions: config.maxLiveSessions,
       artifactsDir: config.rawArtifacts ? paths.artifacts : null,
+      adapters: ADAPTERS,
+      timeouts: () => conversationTimeouts(config),
+      decide: denyByPolicy,
     });
     const orphans = supervisor.recoverOrphans();
     if (orphans.count > 0) {
@@ -157,6 +172,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         const launched = await supervisor.launch({
           ...spec,
           origin: "automation",
+          oneShot: true,
           routineId: routine.id,
           runId,
         });
@@ -205,6 +221,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         endpoint: local.endpoint,
         tcp: options.tcp ? formatTcpAddress(options.tcp) : null,
         capabilitiesJson: () => capabilities.json(),
+        probing: () => capabilities.probing,
         liveSessions: () => supervisor.liveCount(),
         storeDegraded: () => eventLog.degraded,
         requestShutdown: () => setTimeout(() => daemon.stop(), 0),
@@ -270,15 +287,34 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   }
 }
 
-async function probeHarnesses(harnesses: Map<string, HarnessSpec>, prober: ProgramProber) {
+async function probeHarnesses(
+  harnesses: Map<string, HarnessSpec>,
+  prober: ProgramProber,
+  versions: boolean,
+) {
   return await Promise.all(
     [...harnesses.values()].map(async (spec) => ({
       id: spec.id,
       label: spec.label,
-      status: (await probeHarness(spec, prober, { timeoutMs: PROBE_TIMEOUT_MS })).status,
+      status: (await probeHarness(spec, prober, { timeoutMs: PROBE_TIMEOUT_MS, versions }))
+        .status,
     })),
   );
 }
+
+/** A conversation's timeouts from the config (D16); the graces are fixed. */
+function conversationTimeouts(config: Config): ConversationTimeouts {
+  return {
+    turnMs: config.turnTimeoutMinutes * 60_000,
+    idleMs: config.idleTimeoutMinutes * 60_000,
+    interruptGraceMs: INTERRUPT_GRACE_MS,
+    closeGraceMs: CLOSE_GRACE_MS,
+  };
+}
+
+/** An agent gets this long to end a turn after an interrupt, and to exit after its input closes. */
+const INTERRUPT_GRACE_MS = 15_000;
+const CLOSE_GRACE_MS = 10_000;
 
 /**
  * One daemon per home: an exclusive lock on `svc.lock` (released by the

@@ -53,6 +53,11 @@ function seedSession(dbPath: string, count: number): { sessionId: string; second
       updated_at: created,
       ended_at: created,
       last_seq: 0,
+      protocol: "raw",
+      activity: null,
+      agent_session_id: null,
+      turns: 0,
+      usage_json: null,
     });
     const events = new EventsStore(db);
     const lines = shortLines(4096);

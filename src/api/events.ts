@@ -1,5 +1,5 @@
 import { invalidRequest, sessionNotFound } from "./errors.ts";
-import { cursorParam, integerParam } from "./query.ts";
+import { cursorParam, integerParam, kindsParam } from "./query.ts";
 import type { Route, RouteContext } from "./route.ts";
 import type { EventLog } from "../events/event_log.ts";
 import { buildPage, resolveCursor } from "../events/page.ts";
@@ -53,16 +53,23 @@ async function readEvents(
   const afterEventId = url.searchParams.get("afterEventId") ?? undefined;
   const limit = integerParam(url, "limit", { min: 1, max: 1000 });
   const waitMs = integerParam(url, "waitMs", { min: 0, max: MAX_WAIT_MS }) ?? 0;
+  const kinds = kindsParam(url);
   if (!deps.sessions.get(sessionId)) throw sessionNotFound(sessionId);
   const cursor = resolveCursor(
     { afterSeq, afterEventId },
     (eventId) => deps.events.seqOf(sessionId, eventId),
   );
-  const read = (after: number, max: number) => deps.events.readAfter(sessionId, after, max);
+  const read = (after: number, max: number) => deps.events.readAfter(sessionId, after, max, kinds);
+  const pageAt = () =>
+    buildPage(read, {
+      afterSeq: cursor,
+      limit,
+      ...(kinds === undefined ? {} : { examinedTo: deps.events.lastSeq(sessionId) }),
+    });
   // Not req.signal: Deno aborts it on every completed response (legacy behaviour).
   const signal = deps.stopping;
   const deadline = Date.now() + waitMs;
-  let page = buildPage(read, { afterSeq: cursor, limit });
+  let page = pageAt();
   // Long-poll: wait for a commit on this session while it is live and nothing is new.
   while (page.count === 0 && Date.now() < deadline) {
     if (deps.sessions.get(sessionId)?.status !== "running") break;
@@ -71,7 +78,7 @@ async function readEvents(
       maxWaiters: MAX_WAITERS,
     });
     if (!waited || signal.aborted) break;
-    page = buildPage(read, { afterSeq: cursor, limit });
+    page = pageAt();
   }
   return new Response(page.json, {
     status: 200,

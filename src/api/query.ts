@@ -31,3 +31,25 @@ export function cursorParam(url: URL, name: string): number | undefined {
   }
   return Number(raw.trim());
 }
+
+/** Event kinds: lowercase letters, digits, ".", "_" and "-". */
+const KIND = /^[a-z0-9._-]{1,64}$/;
+/** Kinds one filter may name. */
+const MAX_KINDS = 32;
+
+/**
+ * `kinds` of an event read (D17): comma-separated exact kinds, or undefined
+ * when absent. An empty entry or a character outside `[a-z0-9._-]` is 400.
+ */
+export function kindsParam(url: URL): string[] | undefined {
+  const raw = url.searchParams.get("kinds");
+  if (raw === null) return undefined;
+  const kinds = raw.split(",");
+  if (kinds.length > MAX_KINDS || !kinds.every((kind) => KIND.test(kind))) {
+    throw invalidRequest(
+      `Query parameter "kinds" must be 1 to ${MAX_KINDS} comma-separated event kinds of [a-z0-9._-]`,
+      "kinds",
+    );
+  }
+  return [...new Set(kinds)];
+}

@@ -8,6 +8,7 @@ import type { CapabilityRegistry } from "../sessions/capabilities.ts";
 import type { HarnessSpec } from "../sessions/harnesses.ts";
 import {
   defaultTitle,
+  emptyRequestSchema,
   inputRequestSchema,
   killRequestSchema,
   launchRequestSchema,
@@ -53,7 +54,7 @@ export async function prepareLaunch(
     title?: string;
     familiarId?: string;
   },
-): Promise<Omit<LaunchSpec, "origin">> {
+): Promise<Omit<LaunchSpec, "origin" | "oneShot">> {
   const harness = deps.harnesses().get(request.harness);
   const status = deps.capabilities.harness(request.harness)?.status;
   if (!harness || status === undefined) {
@@ -115,7 +116,11 @@ export function sessionRoutes(deps: SessionDeps): Route[] {
         const request = parseLaunchRequest(await readJsonBody(req));
         refuseContextAdmission(request);
         const spec = await prepareLaunch(deps, request);
-        const { row } = await deps.supervisor.launch({ ...spec, origin: "api" });
+        const { row } = await deps.supervisor.launch({
+          ...spec,
+          origin: "api",
+          oneShot: request.oneShot ?? false,
+        });
         return jsonResponse(sessionRecord(row), 201);
       },
     },
@@ -132,12 +137,36 @@ export function sessionRoutes(deps: SessionDeps): Route[] {
     {
       method: "POST",
       path: "/sessions/:id/input",
-      summary: "Write to a live session's stdin (D7)",
+      summary: "The next user turn of a protocol session, or stdin of a raw one (D7, D16)",
       body: inputRequestSchema,
       handler: async ({ req, params }) => {
         const request = parseInput(inputRequestSchema, await readJsonBody(req));
         refuseContextAdmission(request);
-        deps.supervisor.input(params.id, request.data);
+        const delivery = deps.supervisor.input(params.id, request.data);
+        return jsonResponse({ ok: true, accepted: true, ...delivery });
+      },
+    },
+    {
+      method: "POST",
+      path: "/sessions/:id/interrupt",
+      summary: "Cancel the current turn; the session stays live (D16)",
+      body: emptyRequestSchema,
+      ownerOnly: "Interrupting a session",
+      handler: async ({ req, params }) => {
+        parseInput(emptyRequestSchema, await readJsonBody(req));
+        deps.supervisor.interrupt(params.id);
+        return jsonResponse({ ok: true, accepted: true });
+      },
+    },
+    {
+      method: "POST",
+      path: "/sessions/:id/close",
+      summary: "End the conversation once the agent is idle (D16)",
+      body: emptyRequestSchema,
+      ownerOnly: "Closing a session",
+      handler: async ({ req, params }) => {
+        parseInput(emptyRequestSchema, await readJsonBody(req));
+        deps.supervisor.close(params.id);
         return jsonResponse({ ok: true, accepted: true });
       },
     },

@@ -18,6 +18,8 @@ export interface SystemDeps {
   readonly tcp: string | null;
   /** The capability records (C2.4) as JSON text, kept ready: health is the hottest route. */
   readonly capabilitiesJson: () => string;
+  /** True while the harnesses' version probes still run. */
+  readonly probing: () => boolean;
   readonly liveSessions: () => number;
   /** True while the store refuses writes (disk full, read-only): health is then not ok. */
   readonly storeDegraded: () => boolean;
@@ -64,7 +66,7 @@ export function systemRoutes(deps: SystemDeps): Route[] {
         // What never changes is serialised once; the live fields are spliced in.
         return jsonTextResponse(
           `{"ok":${!degraded},"uptime":${uptime},"liveSessions":${deps.liveSessions()},` +
-            `"store":"${degraded ? "degraded" : "ok"}",` +
+            `"store":"${degraded ? "degraded" : "ok"}","probing":${deps.probing()},` +
             (peer.owner
               ? ownerHealthFields ??= staticHealthFields([SESSION_POLICY_CONTRACT])
               : tcpHealthFields ??= staticHealthFields([])) +

@@ -39,5 +39,7 @@ export function parseConfig(text: string, source: string): Config {
     harnesses: parsed.harnesses ?? {},
     rawArtifacts: parsed.rawArtifacts ?? DEFAULT_CONFIG.rawArtifacts,
     maxLiveSessions: parsed.maxLiveSessions ?? DEFAULT_CONFIG.maxLiveSessions,
+    idleTimeoutMinutes: parsed.idleTimeoutMinutes ?? DEFAULT_CONFIG.idleTimeoutMinutes,
+    turnTimeoutMinutes: parsed.turnTimeoutMinutes ?? DEFAULT_CONFIG.turnTimeoutMinutes,
   };
 }

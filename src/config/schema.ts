@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { PROTOCOLS } from "../agents/protocol.ts";
 import { boundedText } from "../api/validate.ts";
 
 const HARNESS_ID = /^[a-z0-9][a-z0-9._-]{0,63}$/;
@@ -10,9 +11,34 @@ const absolutePath = z.string().refine(
 
 const harnessSchema = z.strictObject({
   command: z.array(z.string().min(1)).min(1),
-  prompt: z.enum(["arg", "stdin", "none"]),
+  prompt: z.enum(["arg", "stdin", "none"]).optional(),
   label: boundedText(1, 160).optional(),
+  protocol: z.enum(PROTOCOLS).optional(),
+}).superRefine((harness, ctx) => {
+  const protocol = harness.protocol ?? "raw";
+  if (protocol === "raw" && harness.prompt === undefined) {
+    ctx.addIssue({ code: "custom", path: ["prompt"], message: "is required for a raw harness" });
+  }
+  if (protocol !== "raw" && (harness.prompt ?? "none") !== "none") {
+    ctx.addIssue({
+      code: "custom",
+      path: ["prompt"],
+      message:
+        `must be "none" or absent: a "${protocol}" harness gets its prompt as the first turn`,
+    });
+  }
+  if (protocol !== "raw" && harness.command.includes("{prompt}")) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["command"],
+      message:
+        `must not contain {prompt}: a "${protocol}" harness gets its prompt as the first turn`,
+    });
+  }
 });
+
+/** A positive number of minutes (fractions allowed: tests use seconds). */
+const minutes = z.number().positive().max(7 * 24 * 60);
 
 /** `$SVC_HOME/config.json` (D3): every key optional, unknown keys rejected. */
 export const configSchema = z.strictObject({
@@ -23,6 +49,8 @@ export const configSchema = z.strictObject({
   ).optional(),
   rawArtifacts: z.boolean().optional(),
   maxLiveSessions: z.int().min(1).max(10_000).optional(),
+  idleTimeoutMinutes: minutes.optional(),
+  turnTimeoutMinutes: minutes.optional(),
 });
 
 /** The daemon's configuration with defaults applied. */
@@ -31,6 +59,10 @@ export interface Config {
   harnesses: Record<string, z.output<typeof harnessSchema>>;
   rawArtifacts: boolean;
   maxLiveSessions: number;
+  /** A conversation with no turn or input for this long is closed (D16). */
+  idleTimeoutMinutes: number;
+  /** A turn with no answer from the agent for this long is interrupted (D16). */
+  turnTimeoutMinutes: number;
 }
 
 /** Defaults for a home without `config.json`. */
@@ -39,4 +71,6 @@ export const DEFAULT_CONFIG: Config = {
   harnesses: {},
   rawArtifacts: false,
   maxLiveSessions: 64,
+  idleTimeoutMinutes: 60,
+  turnTimeoutMinutes: 30,
 };

@@ -31,6 +31,20 @@ export function utf8Length(text: string): number {
   return Buffer.byteLength(text, "utf8");
 }
 
+/** The longest prefix of `text` of at most `maxBytes` UTF-8 bytes, never splitting a character. */
+export function truncateUtf8(text: string, maxBytes: number): string {
+  if (utf8Length(text) <= maxBytes) return text;
+  let low = 0;
+  let high = text.length;
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2);
+    if (utf8Length(text.slice(0, mid)) <= maxBytes) low = mid;
+    else high = mid - 1;
+  }
+  const code = text.charCodeAt(low - 1);
+  return code >= 0xd800 && code <= 0xdbff ? text.slice(0, low - 1) : text.slice(0, low);
+}
+
 /** A page as JSON text, built without serializing the events twice. */
 export interface PageText {
   json: string;
@@ -52,10 +66,16 @@ export interface PageText {
  */
 export function buildPage(
   read: (afterSeq: number, max: number) => EventRecord[],
-  { afterSeq, limit, maxBytes = MAX_PAGE_BYTES }: {
+  { afterSeq, limit, maxBytes = MAX_PAGE_BYTES, examinedTo }: {
     afterSeq: number;
     limit?: number;
     maxBytes?: number;
+    /**
+     * For a filtered read (D17): the last seq the read looks at, taken before
+     * reading. When the page ends because nothing more matched, its cursor
+     * moves there, so paging a filter never stalls and never skips.
+     */
+    examinedTo?: number;
   },
 ): PageText {
   const parts: string[] = [];
@@ -94,7 +114,10 @@ export function buildPage(
       parts.push(text);
       cursor = row.seq;
     }
-    if (rows.length < asked) break;
+    if (rows.length < asked) {
+      if (examinedTo !== undefined) cursor = Math.max(cursor, examinedTo);
+      break;
+    }
   }
   const hasMore = limit !== undefined && (parts.length === limit || cut);
   return {

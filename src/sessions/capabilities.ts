@@ -71,23 +71,60 @@ export function capabilityRecords(harnesses: readonly HarnessStatus[]): Capabili
   ];
 }
 
-/** Holds the latest probe of the harness programs; `refresh` probes again. */
+/** The two phases of a probe: programs looked up (fast), then built-ins' version probes. */
+export interface HarnessProbes {
+  find(): Promise<HarnessStatus[]>;
+  verify(): Promise<HarnessStatus[]>;
+}
+
+/**
+ * Holds the latest probe of the harness programs. A refresh first looks the
+ * programs up (milliseconds: `enabled` or `disabled`), then runs the
+ * built-ins' version probes (seconds for some CLIs), which may only demote a
+ * harness to `degraded`. The daemon listens after the first phase, so slow
+ * CLIs never delay `/health`; `probing` says the second phase still runs.
+ */
 export class CapabilityRegistry {
   #harnesses: HarnessStatus[] = [];
   #records: CapabilityRecord[] = capabilityRecords([]);
   #json = JSON.stringify(this.#records);
-  readonly #probe: () => Promise<HarnessStatus[]>;
+  readonly #probes: HarnessProbes;
+  #found: Promise<void> = Promise.resolve();
+  #refreshing: Promise<readonly CapabilityRecord[]> | null = null;
 
-  constructor(probe: () => Promise<HarnessStatus[]>) {
-    this.#probe = probe;
+  constructor(probes: HarnessProbes) {
+    this.#probes = probes;
   }
 
-  /** Re-probes every harness program and returns the new records. */
-  async refresh(): Promise<readonly CapabilityRecord[]> {
-    this.#harnesses = await this.#probe();
-    this.#records = capabilityRecords(this.#harnesses);
-    this.#json = JSON.stringify(this.#records);
-    return this.list();
+  /** Re-probes every harness program; resolves with the records once both phases are done. */
+  refresh(): Promise<readonly CapabilityRecord[]> {
+    if (this.#refreshing) return this.#refreshing;
+    let foundDone!: () => void;
+    this.#found = new Promise((resolve) => foundDone = resolve);
+    const refreshing = (async () => {
+      try {
+        this.#set(await this.#probes.find());
+      } finally {
+        foundDone();
+      }
+      this.#set(await this.#probes.verify());
+      return this.list();
+    })();
+    this.#refreshing = refreshing;
+    refreshing.finally(() => {
+      if (this.#refreshing === refreshing) this.#refreshing = null;
+    }).catch(() => {});
+    return refreshing;
+  }
+
+  /** Resolves once the running refresh has looked the programs up. */
+  found(): Promise<void> {
+    return this.#found;
+  }
+
+  /** True while version probes run (health reports it). */
+  get probing(): boolean {
+    return this.#refreshing !== null;
   }
 
   /** The current records (the same array until the next refresh: do not mutate it). */
@@ -103,5 +140,11 @@ export class CapabilityRegistry {
   /** The probed status of harness `id`, or null when there is no such harness. */
   harness(id: string): HarnessStatus | null {
     return this.#harnesses.find((harness) => harness.id === id) ?? null;
+  }
+
+  #set(harnesses: HarnessStatus[]): void {
+    this.#harnesses = harnesses;
+    this.#records = capabilityRecords(harnesses);
+    this.#json = JSON.stringify(this.#records);
   }
 }

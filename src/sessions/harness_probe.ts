@@ -20,8 +20,12 @@ export interface ProbeResult {
 export interface ProgramProber {
   /** The program's absolute path (PATH lookup for a bare name; an absolute path that is a file), or null. */
   find(program: string): Promise<string | null>;
-  /** True when `path args…` exits 0 within `timeoutMs`. */
-  runVersion(path: string, args: string[], timeoutMs: number): Promise<boolean>;
+  /** True when `path args…` exits 0 within `timeoutMs`, run with `env` added. */
+  runVersion(
+    path: string,
+    args: string[],
+    options: { timeoutMs: number; env: Readonly<Record<string, string>> },
+  ): Promise<boolean>;
 }
 
 /** The environment `systemProber` looks programs up in. */
@@ -63,7 +67,7 @@ export function systemProber(
       }
       return null;
     },
-    runVersion: (program, args, timeoutMs) => runVersion(program, args, timeoutMs, windows),
+    runVersion: (program, args, options) => runVersion(program, args, { ...options, windows }),
   };
 }
 
@@ -85,13 +89,17 @@ async function fileMode(path: string): Promise<number | null> {
 async function runVersion(
   program: string,
   args: string[],
-  timeoutMs: number,
-  windows: boolean,
+  { timeoutMs, env, windows }: {
+    timeoutMs: number;
+    env: Readonly<Record<string, string>>;
+    windows: boolean;
+  },
 ): Promise<boolean> {
   let child: Deno.ChildProcess;
   try {
     child = new Deno.Command(program, {
       args,
+      env: { ...env },
       stdin: "null",
       stdout: "null",
       stderr: "null",
@@ -120,16 +128,23 @@ async function runVersion(
   }
 }
 
-/** Probes one harness (D3); only built-ins run their version probe. */
+/**
+ * Probes one harness (D3). `versions: false` only looks the program up
+ * (found → `enabled`); with `versions: true` a built-in's version probe must
+ * also answer within `timeoutMs`, else it is `degraded`.
+ */
 export async function probeHarness(
   spec: HarnessSpec,
   prober: ProgramProber,
-  { timeoutMs }: { timeoutMs: number },
+  { timeoutMs, versions }: { timeoutMs: number; versions: boolean },
 ): Promise<ProbeResult> {
   const path = await prober.find(spec.command[0]);
   if (path === null) return { status: "disabled", path: null };
-  if (!spec.builtin || spec.versionArgs === null) return { status: "enabled", path };
-  const answered = await prober.runVersion(path, spec.versionArgs, timeoutMs);
+  if (!versions || !spec.builtin || spec.versionArgs === null) return { status: "enabled", path };
+  const answered = await prober.runVersion(path, spec.versionArgs, {
+    timeoutMs,
+    env: spec.probeEnv,
+  });
   return { status: answered ? "enabled" : "degraded", path };
 }
 
@@ -137,7 +152,7 @@ export async function probeHarness(
 export async function probeAll(
   registry: ReadonlyMap<string, HarnessSpec>,
   prober: ProgramProber,
-  options: { timeoutMs: number },
+  options: { timeoutMs: number; versions: boolean },
 ): Promise<Map<string, ProbeResult>> {
   const specs = [...registry.values()];
   const results = await Promise.all(specs.map((spec) => probeHarness(spec, prober, options)));

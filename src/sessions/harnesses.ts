@@ -5,6 +5,8 @@
  * each built-in's flags.
  */
 
+import type { AgentProtocolId, ProtocolId } from "../agents/protocol.ts";
+
 /** How a harness receives its prompt: as an argument, on stdin, or not at all (D3). */
 export type PromptMode = "arg" | "stdin" | "none";
 
@@ -13,24 +15,24 @@ export interface HarnessSpec {
   id: string;
   label: string;
   builtin: boolean;
+  /** `raw` (a byte pipe, D7) or the agent protocol it speaks on stdio (D16). */
+  protocol: ProtocolId;
   /** argv template; `{prompt}` and `{model}` are placeholders only as whole elements (D3). */
   command: string[];
   prompt: PromptMode;
   /** Arguments of the version probe for built-ins, e.g. `["--version"]`; null for configured ones. */
   versionArgs: string[] | null;
-  /**
-   * Whether stdin stays open for `input` after launch. Built-ins read a piped
-   * stdin to its end before working (codex waits forever), so theirs is
-   * closed; configured harnesses keep it open (D3, D7).
-   */
-  keepStdinOpen: boolean;
+  /** Environment added to the version probe (gemini relaunches itself without one). */
+  probeEnv: Readonly<Record<string, string>>;
 }
 
-/** One entry of config.json `harnesses` (D3). */
+/** One entry of config.json `harnesses` (D3, D16). */
 export interface ConfiguredHarness {
   command: string[];
-  prompt: PromptMode;
+  /** Required for `raw` harnesses; a protocol harness gets its prompt as the first turn. */
+  prompt?: PromptMode;
   label?: string;
+  protocol?: ProtocolId;
 }
 
 /** The argv of one launch and the text to write on the child's stdin first, if any. */
@@ -45,55 +47,49 @@ export const HARNESS_ID_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 const PROMPT = "{prompt}";
 const MODEL = "{model}";
 
-function builtin(id: string, label: string, command: string[]): HarnessSpec {
+function builtin(
+  id: string,
+  label: string,
+  protocol: AgentProtocolId,
+  command: string[],
+  probeEnv: Record<string, string> = {},
+): HarnessSpec {
   return Object.freeze({
     id,
     label,
     builtin: true,
+    protocol,
     command: Object.freeze(command) as string[],
-    prompt: "arg",
+    prompt: "none",
     versionArgs: Object.freeze(["--version"]) as string[],
-    keepStdinOpen: false,
+    probeEnv: Object.freeze(probeEnv),
   });
 }
 
 /**
- * The built-in adapters. claude, codex and opencode take the prompt as a
- * positional after `--`, so a prompt starting with "-" is never read as a flag;
- * gemini takes it as the value of `--prompt` (see `buildArgv`).
+ * The built-in adapters, each in the mode its vendor provides for programs
+ * that supervise it (D16): the prompt is the first turn, not an argument.
+ * codex takes its model in `thread/start`, opencode in `session/set_model`.
  */
 export const BUILTIN_HARNESSES: readonly HarnessSpec[] = Object.freeze([
-  builtin("claude", "Claude Code", [
+  builtin("claude", "Claude Code", "claude", [
     "claude",
     "-p",
+    "--input-format",
+    "stream-json",
     "--output-format",
     "stream-json",
     "--verbose",
+    "--permission-prompt-tool",
+    "stdio",
     "--model",
     MODEL,
-    "--",
-    PROMPT,
   ]),
-  builtin("codex", "Codex CLI", ["codex", "exec", "--json", "--model", MODEL, "--", PROMPT]),
-  builtin("gemini", "Gemini CLI", [
-    "gemini",
-    "--output-format",
-    "stream-json",
-    "--model",
-    MODEL,
-    "--prompt",
-    PROMPT,
-  ]),
-  builtin("opencode", "opencode", [
-    "opencode",
-    "run",
-    "--format",
-    "json",
-    "--model",
-    MODEL,
-    "--",
-    PROMPT,
-  ]),
+  builtin("codex", "Codex CLI", "codex-app-server", ["codex", "app-server"]),
+  builtin("gemini", "Gemini CLI", "acp", ["gemini", "--acp", "--model", MODEL], {
+    GEMINI_CLI_NO_RELAUNCH: "true",
+  }),
+  builtin("opencode", "opencode", "acp", ["opencode", "acp"]),
 ]);
 
 /** The built-ins plus the configured harnesses; a configured id replaces a built-in one (D3). */
@@ -104,14 +100,16 @@ export function buildRegistry(
   for (const [id, entry] of Object.entries(configured)) {
     if (!HARNESS_ID_PATTERN.test(id)) throw new TypeError(`Invalid harness id "${id}"`);
     if (entry.command.length === 0) throw new TypeError(`Harness "${id}" has an empty command`);
+    const protocol = entry.protocol ?? "raw";
     registry.set(id, {
       id,
       label: entry.label ?? id,
       builtin: false,
+      protocol,
       command: [...entry.command],
-      prompt: entry.prompt,
+      prompt: protocol === "raw" ? entry.prompt ?? "arg" : "none",
       versionArgs: null,
-      keepStdinOpen: true,
+      probeEnv: {},
     });
   }
   return registry;

@@ -31,6 +31,8 @@ export const launchRequestSchema = z.strictObject({
   model: boundedText(1, 64).optional(),
   title: boundedText(0, 160).optional(),
   familiarId: boundedText(1, 64).optional(),
+  /** Close a protocol session after its first turn (D16). */
+  oneShot: z.boolean().optional(),
   contextAdmission: contextAdmissionSchema.optional(),
 });
 
@@ -41,6 +43,9 @@ export const inputRequestSchema = z.strictObject({
   data: z.string(),
   contextAdmission: contextAdmissionSchema.optional(),
 });
+
+/** `POST /sessions/{id}/interrupt` and `/close` (D16): an empty object. */
+export const emptyRequestSchema = z.strictObject({});
 
 /** `POST /sessions/{id}/kill` (D7): no `contextAdmission` here (C4.3 rule 3). */
 export const killRequestSchema = z.strictObject({

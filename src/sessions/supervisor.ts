@@ -3,12 +3,20 @@ import { ServiceError, sessionNotFound } from "../api/errors.ts";
 import { type Clock, isoTime } from "../clock.ts";
 import type { EventLog } from "../events/event_log.ts";
 import { OutputDecoder, splitForEvents } from "../events/output_decoder.ts";
-import { utf8Length } from "../events/page.ts";
+import { truncateUtf8 } from "../events/page.ts";
 import { redactText, StreamRedactor } from "../events/redact.ts";
 import { newId } from "../ids.ts";
 import type { Logger } from "../log.ts";
 import type { SessionRow, SessionsStore, SessionStatus } from "../store/sessions_store.ts";
 import { buildArgv, type HarnessSpec } from "./harnesses.ts";
+import {
+  Conversation,
+  type ConversationIo,
+  type ConversationTimeouts,
+  type PermissionDecision,
+  type PermissionRequest,
+} from "../agents/conversation.ts";
+import { type AdapterFactory, type AgentProtocolId, NO_USAGE } from "../agents/protocol.ts";
 import { type ExitStatus, killProcessGroup, type SpawnedProcess, type Spawner } from "./spawner.ts";
 
 /** Input queued for a child that is not reading stdin, at most (then 409). */
@@ -39,6 +47,8 @@ export interface LaunchSpec {
   title: string;
   familiarId: string | null;
   origin: "api" | "automation";
+  /** Close a protocol session after its first turn (D16; routine runs always are). */
+  oneShot: boolean;
   routineId?: string;
   runId?: string;
 }
@@ -59,6 +69,16 @@ export interface SupervisorOptions {
   maxLiveSessions: number;
   /** Where raw (unredacted) output goes when raw artifacts are on; null when off (D9). */
   artifactsDir: string | null;
+  /** The adapter of each agent protocol (D16). */
+  adapters: Readonly<Record<AgentProtocolId, AdapterFactory>>;
+  /** Conversation timeouts (config `turnTimeoutMinutes`, `idleTimeoutMinutes`). */
+  timeouts: () => ConversationTimeouts;
+  /** Answers agent permission requests (D18). */
+  decide: (
+    sessionId: string,
+    request: PermissionRequest,
+    signal: AbortSignal,
+  ) => Promise<PermissionDecision>;
 }
 
 interface LiveSession {
@@ -70,6 +90,8 @@ interface LiveSession {
   killRequested: boolean;
   killTimer: ReturnType<typeof setTimeout> | null;
   ended: Promise<SessionRow>;
+  /** The agent conversation of a protocol session; null for raw ones. */
+  conversation: Conversation | null;
 }
 
 /**
@@ -126,6 +148,11 @@ export class Supervisor {
       updated_at: now,
       ended_at: null,
       last_seq: 0,
+      protocol: spec.harness.protocol,
+      activity: spec.harness.protocol === "raw" ? null : "starting",
+      agent_session_id: null,
+      turns: 0,
+      usage_json: spec.harness.protocol === "raw" ? null : JSON.stringify(NO_USAGE),
     };
     sessions.insert(row);
     events.open(row.id, 0);
@@ -165,20 +192,72 @@ export class Supervisor {
       killRequested: false,
       killTimer: null,
       ended: Promise.resolve(row),
+      conversation: null,
     };
+    const protocol = spec.harness.protocol;
+    if (protocol !== "raw") {
+      const adapter = this.#options.adapters[protocol]({ cwd: spec.cwd, model: spec.model });
+      live.conversation = new Conversation(adapter, {
+        io: this.#conversationIo(live),
+        clock,
+        timeouts: this.#options.timeouts(),
+        prompt: spec.prompt,
+        oneShot: spec.oneShot,
+      });
+    }
     this.#live.set(row.id, live);
-    live.ended = this.#supervise(live, stdinPrompt, spec.harness.keepStdinOpen);
+    live.ended = this.#supervise(live, stdinPrompt);
+    live.conversation?.start();
     return { row: sessions.get(row.id) ?? { ...row }, ended: live.ended };
   }
 
+  /** What a conversation may do to its session: write lines, record events, update the row. */
+  #conversationIo(live: LiveSession): ConversationIo {
+    const { events, sessions, log } = this.#options;
+    const sessionId = live.row.id;
+    const encoder = new TextEncoder();
+    return {
+      write: (line) => {
+        const stdin = live.stdin;
+        if (!stdin) return;
+        stdin.write(encoder.encode(line + "\n")).catch(() => {
+          if (live.stdin === stdin) live.stdin = null; // The agent closed its stdin.
+        });
+        void events.append(sessionId, "input", { data: redactText(line + "\n") });
+      },
+      record: (kind, payload) => events.append(sessionId, kind, payload),
+      closeInput: () => {
+        live.stdin?.close().catch(() => {});
+        live.stdin = null;
+      },
+      kill: () => this.#terminate(live),
+      changed: (state) => {
+        try {
+          sessions.update(sessionId, {
+            activity: state.activity,
+            agent_session_id: state.agentSessionId,
+            turns: state.turns,
+            usage_json: JSON.stringify(state.usage),
+            updated_at: isoTime(this.#options.clock.now()),
+          });
+        } catch (error) {
+          log.error("Cannot update the session record", { sessionId, error });
+        }
+      },
+      decide: (request, signal) => this.#options.decide(sessionId, request, signal),
+    };
+  }
+
   /**
-   * Queues `data` for a live session's stdin and records an `input` event
-   * (redacted). The request never waits on the child: a child that does not
+   * A protocol session takes `data` as its next user turn (D16: `queued`
+   * while the agent works). A raw one gets it on stdin with an `input` event
+   * (redacted); the request never waits on the child: a child that does not
    * read its stdin leaves input queued, up to MAX_PENDING_INPUT_BYTES, after
    * which input is refused with 409 `session_input_backlogged`.
    */
-  input(sessionId: string, data: string): void {
+  input(sessionId: string, data: string): { queued?: boolean } {
     const live = this.#requireLive(sessionId);
+    if (live.conversation) return live.conversation.submit(data);
     const stdin = live.stdin;
     if (!stdin) {
       throw new ServiceError(
@@ -208,12 +287,42 @@ export class Supervisor {
     // Not awaited: the child has its input; the event becomes durable (and readable) with the
     // next commit, so a store that refuses writes does not hold the request.
     void this.#options.events.append(sessionId, "input", { data: redactText(data) });
+    return {}; // Raw input is written at once (D7): there is no turn to queue behind.
+  }
+
+  /**
+   * Cancels the current turn of a protocol session (D16), or sends SIGINT to
+   * a raw session's process group, as Ctrl-C in a terminal would.
+   */
+  interrupt(sessionId: string): void {
+    const live = this.#requireLive(sessionId);
+    if (live.conversation) live.conversation.interrupt();
+    else live.process.killGroup("SIGINT");
+  }
+
+  /**
+   * Ends a session gracefully (D16): a protocol session once its agent is
+   * idle with nothing queued; a raw session's stdin at once (end of input).
+   */
+  close(sessionId: string): void {
+    const live = this.#requireLive(sessionId);
+    if (live.conversation) {
+      live.conversation.close();
+      return;
+    }
+    live.stdin?.close().catch(() => {});
+    live.stdin = null;
   }
 
   /** Signals a live session's whole process group; SIGTERM escalates to SIGKILL after 5 s. */
   kill(sessionId: string, signal: "SIGTERM" | "SIGKILL" = "SIGTERM"): void {
     const live = this.#requireLive(sessionId);
     live.killRequested = true;
+    this.#terminate(live, signal);
+  }
+
+  /** Signals the group; SIGTERM escalates to SIGKILL after the grace. */
+  #terminate(live: LiveSession, signal: "SIGTERM" | "SIGKILL" = "SIGTERM"): void {
     live.process.killGroup(signal);
     if (signal === "SIGTERM" && live.killTimer === null) {
       live.killTimer = setTimeout(() => live.process.killGroup("SIGKILL"), KILL_GRACE_MS);
@@ -265,18 +374,16 @@ export class Supervisor {
     );
   }
 
-  async #supervise(
-    live: LiveSession,
-    stdinPrompt: string | null,
-    keepStdinOpen: boolean,
-  ): Promise<SessionRow> {
+  async #supervise(live: LiveSession, stdinPrompt: string | null): Promise<SessionRow> {
     const stopPumps = new AbortController();
     const rawSink = this.#openRawArtifact(live.row.id);
+    const conversation = live.conversation;
+    const onStdout = conversation ? (text: string) => conversation.onStdout(text) : null;
     const pumps = Promise.all([
-      this.#pump(live.row.id, live.process.stdout, "stdout", rawSink, stopPumps.signal),
-      this.#pump(live.row.id, live.process.stderr, "stderr", rawSink, stopPumps.signal),
+      this.#pump(live.row.id, live.process.stdout, "stdout", rawSink, stopPumps.signal, onStdout),
+      this.#pump(live.row.id, live.process.stderr, "stderr", rawSink, stopPumps.signal, null),
     ]);
-    await this.#startInput(live, stdinPrompt, keepStdinOpen);
+    if (stdinPrompt !== null) await this.#writePrompt(live, stdinPrompt);
     const exit = await live.process.status;
     // A grandchild may hold the pipes open after the child exits: drain briefly, then stop.
     const drainTimer = setTimeout(() => stopPumps.abort(), DRAIN_AFTER_EXIT_MS);
@@ -294,28 +401,25 @@ export class Supervisor {
     }
     live.stdin?.close().catch(() => {});
     live.stdin = null;
+    const failure = conversation ? await conversation.finish() : null;
     const status: SessionStatus = live.killRequested
       ? "killed"
-      : exit.code === 0 && exit.signal === null
+      : exit.code === 0 && exit.signal === null && failure === null
       ? "completed"
       : "failed";
-    const ended = await this.#finish(live.row, { status, exit });
+    const ended = await this.#finish(live.row, {
+      status,
+      exit,
+      ...(failure === null ? {} : { error: failure }),
+    });
     this.#live.delete(live.row.id);
     return ended;
   }
 
-  async #startInput(
-    live: LiveSession,
-    stdinPrompt: string | null,
-    keepStdinOpen: boolean,
-  ): Promise<void> {
-    const writer = live.stdin!;
+  /** A `stdin` prompt of a raw harness (D3); stdin stays open for `input`. */
+  async #writePrompt(live: LiveSession, stdinPrompt: string): Promise<void> {
     try {
-      if (stdinPrompt !== null) await writer.write(new TextEncoder().encode(stdinPrompt));
-      if (!keepStdinOpen) {
-        live.stdin = null;
-        await writer.close();
-      }
+      await live.stdin!.write(new TextEncoder().encode(stdinPrompt));
     } catch {
       live.stdin = null; // The child exited or closed its stdin: input is over.
     }
@@ -327,6 +431,7 @@ export class Supervisor {
     name: "stdout" | "stderr",
     rawSink: Deno.FsFile | null,
     stop: AbortSignal,
+    onText: ((text: string) => void) | null,
   ): Promise<void> {
     const { events } = this.#options;
     const decoder = new OutputDecoder();
@@ -347,7 +452,9 @@ export class Supervisor {
         const { done, value } = await reader.read();
         if (done) break;
         rawSink?.writeSync(value);
-        emit(redactor.push(decoder.push(value)));
+        const text = decoder.push(value);
+        emit(redactor.push(text));
+        onText?.(text);
         if (idleTimer !== null) clearTimeout(idleTimer);
         idleTimer = null;
         if (redactor.pending() === 0) continue;
@@ -366,7 +473,9 @@ export class Supervisor {
       stop.removeEventListener("abort", onStop);
       if (partialTimer !== null) clearTimeout(partialTimer);
       if (idleTimer !== null) clearTimeout(idleTimer);
-      emit(redactor.push(decoder.flush()) + redactor.flush());
+      const rest = decoder.flush();
+      emit(redactor.push(rest) + redactor.flush());
+      if (rest !== "") onText?.(rest);
     }
   }
 
@@ -410,18 +519,4 @@ export class Supervisor {
     events.notify(row.id);
     return sessions.get(row.id) ?? { ...row, ...fields };
   }
-}
-
-/** The longest prefix of `text` of at most `maxBytes` UTF-8 bytes, never splitting a character. */
-export function truncateUtf8(text: string, maxBytes: number): string {
-  if (utf8Length(text) <= maxBytes) return text;
-  let low = 0;
-  let high = text.length;
-  while (low < high) {
-    const mid = Math.ceil((low + high) / 2);
-    if (utf8Length(text.slice(0, mid)) <= maxBytes) low = mid;
-    else high = mid - 1;
-  }
-  const code = text.charCodeAt(low - 1);
-  return code >= 0xd800 && code <= 0xdbff ? text.slice(0, low - 1) : text.slice(0, low);
 }

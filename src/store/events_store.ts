@@ -21,6 +21,7 @@ export class EventsStore {
   readonly #touch: StatementSync;
   readonly #readAfter: StatementSync;
   readonly #seqOf: StatementSync;
+  readonly #lastSeq: StatementSync;
 
   constructor(db: DatabaseSync) {
     this.#db = db;
@@ -35,6 +36,7 @@ export class EventsStore {
        WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
     );
     this.#seqOf = db.prepare("SELECT seq FROM events WHERE id = ? AND session_id = ?");
+    this.#lastSeq = db.prepare("SELECT MAX(seq) AS seq FROM events WHERE session_id = ?");
   }
 
   /**
@@ -62,9 +64,27 @@ export class EventsStore {
     });
   }
 
-  /** Events with `seq > afterSeq`, ascending, at most `limit`. */
-  readAfter(sessionId: string, afterSeq: number, limit: number): EventRecord[] {
-    return this.#readAfter.all(sessionId, afterSeq, limit) as unknown as EventRecord[];
+  /** Events with `seq > afterSeq`, ascending, at most `limit`; only `kinds` when given (D17). */
+  readAfter(
+    sessionId: string,
+    afterSeq: number,
+    limit: number,
+    kinds?: readonly string[],
+  ): EventRecord[] {
+    if (kinds === undefined) {
+      return this.#readAfter.all(sessionId, afterSeq, limit) as unknown as EventRecord[];
+    }
+    return this.#db.prepare(
+      `SELECT seq, id, session_id, kind, payload_json, created_at FROM events
+       WHERE session_id = ? AND seq > ? AND kind IN (${kinds.map(() => "?").join(", ")})
+       ORDER BY seq LIMIT ?`,
+    ).all(sessionId, afterSeq, ...kinds, limit) as unknown as EventRecord[];
+  }
+
+  /** The highest stored seq of a session (0 when it has none). */
+  lastSeq(sessionId: string): number {
+    const row = this.#lastSeq.get(sessionId) as { seq: number | null } | undefined;
+    return row?.seq ?? 0;
   }
 
   /** The seq of event `eventId` in session `sessionId`, or null when unknown there. */

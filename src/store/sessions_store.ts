@@ -1,4 +1,6 @@
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
+import type { Activity } from "../agents/conversation.ts";
+import type { ProtocolId, Usage } from "../agents/protocol.ts";
 
 /** Session statuses (D7); only `running` is live. */
 export const SESSION_STATUSES = ["running", "completed", "failed", "killed", "orphaned"] as const;
@@ -26,15 +28,23 @@ export interface SessionRow {
   updated_at: string;
   ended_at: string | null;
   last_seq: number;
+  /** `raw` or the agent protocol (D16). */
+  protocol: ProtocolId;
+  activity: Activity | null;
+  agent_session_id: string | null;
+  /** Completed turns (D16). */
+  turns: number;
+  /** The session's summed usage as JSON (D22); null for raw sessions. */
+  usage_json: string | null;
 }
 
-/** The session record served by the API (D7). */
-export type SessionRecord = Omit<SessionRow, "pgid">;
+/** The session record served by the API (D7, D16): no `pgid`, `usage` as an object. */
+export type SessionRecord = Omit<SessionRow, "pgid" | "usage_json"> & { usage: Usage | null };
 
 /** The API view of a row. */
 export function sessionRecord(row: SessionRow): SessionRecord {
-  const { pgid: _pgid, ...record } = row;
-  return record;
+  const { pgid: _pgid, usage_json, ...record } = row;
+  return { ...record, usage: usage_json === null ? null : JSON.parse(usage_json) };
 }
 
 const COLUMNS = [
@@ -57,6 +67,11 @@ const COLUMNS = [
   "updated_at",
   "ended_at",
   "last_seq",
+  "protocol",
+  "activity",
+  "agent_session_id",
+  "turns",
+  "usage_json",
 ] as const;
 
 /** Session rows in SQLite. */

@@ -42,6 +42,8 @@ Deno.test("buildRoutes() marks the owner-only routes (C5.4, D9, D11)", () => {
   );
   assert.deepEqual(ownerOnly.sort(), [
     "GET /sessions/:sessionId/artifacts/:artifactId",
+    "POST /sessions/:id/close",
+    "POST /sessions/:id/interrupt",
     "POST /sessions/restricted",
     "POST /shutdown",
   ]);

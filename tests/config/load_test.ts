@@ -8,7 +8,37 @@ Deno.test("parseConfig() applies defaults to an empty object", () => {
     harnesses: {},
     rawArtifacts: false,
     maxLiveSessions: 64,
+    idleTimeoutMinutes: 60,
+    turnTimeoutMinutes: 30,
   });
+});
+
+Deno.test("parseConfig() takes protocol harnesses and conversation timeouts (D16)", () => {
+  const config = parseConfig(
+    JSON.stringify({
+      harnesses: { goose: { command: ["goose", "acp"], protocol: "acp" } },
+      idleTimeoutMinutes: 5,
+      turnTimeoutMinutes: 0.5,
+    }),
+    "config.json",
+  );
+  assert.equal(config.harnesses.goose.protocol, "acp");
+  assert.equal(config.idleTimeoutMinutes, 5);
+  assert.equal(config.turnTimeoutMinutes, 0.5);
+  const refusals: Array<[unknown, RegExp]> = [
+    [{ harnesses: { x: { command: ["x"] } } }, /"harnesses\.x\.prompt" is required for a raw/],
+    [{ harnesses: { x: { command: ["x"], protocol: "acp", prompt: "arg" } } }, /first turn/],
+    [
+      { harnesses: { x: { command: ["x", "{prompt}"], protocol: "acp" } } },
+      /"harnesses\.x\.command"/,
+    ],
+    [{ harnesses: { x: { command: ["x"], protocol: "mcp", prompt: "arg" } } }, /protocol/],
+    [{ turnTimeoutMinutes: 0 }, /turnTimeoutMinutes/],
+    [{ idleTimeoutMinutes: -1 }, /idleTimeoutMinutes/],
+  ];
+  for (const [body, message] of refusals) {
+    assert.throws(() => parseConfig(JSON.stringify(body), "config.json"), message);
+  }
 });
 
 Deno.test("parseConfig() accepts the D3 example", () => {

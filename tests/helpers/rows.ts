@@ -22,5 +22,10 @@ export function runningSessionRow(id: string): SessionRow {
     updated_at: "x",
     ended_at: null,
     last_seq: 0,
+    protocol: "raw",
+    activity: null,
+    agent_session_id: null,
+    turns: 0,
+    usage_json: null,
   };
 }

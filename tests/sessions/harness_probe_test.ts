@@ -21,8 +21,9 @@ function spec(command: string[], builtin: boolean): HarnessSpec {
     builtin,
     command,
     prompt: "arg",
+    protocol: "raw",
     versionArgs: builtin ? ["--version"] : null,
-    keepStdinOpen: !builtin,
+    probeEnv: {},
   };
 }
 
@@ -31,7 +32,7 @@ function fakeProber(paths: Record<string, string>, versions: Record<string, bool
   const versionCalls: Array<[string, string[], number]> = [];
   const prober: ProgramProber = {
     find: (program) => Promise.resolve(paths[program] ?? null),
-    runVersion: (path, args, timeoutMs) => {
+    runVersion: (path, args, { timeoutMs }) => {
       versionCalls.push([path, args, timeoutMs]);
       return Promise.resolve(versions[path] ?? false);
     },
@@ -54,13 +55,19 @@ Deno.test("probeHarness() decides the status from find and the version probe", a
   for (const [name, harness, status, path, probes] of cases) {
     await t.step(name, async () => {
       versionCalls.length = 0;
-      assert.deepEqual(await probeHarness(harness, prober, { timeoutMs: 1234 }), { status, path });
+      assert.deepEqual(await probeHarness(harness, prober, { timeoutMs: 1234, versions: true }), {
+        status,
+        path,
+      });
       assert.equal(versionCalls.length, probes);
     });
   }
   await t.step("passes the version args and the timeout", async () => {
     versionCalls.length = 0;
-    await probeHarness(spec(["good", "--", "{prompt}"], true), prober, { timeoutMs: 1234 });
+    await probeHarness(spec(["good", "--", "{prompt}"], true), prober, {
+      timeoutMs: 1234,
+      versions: true,
+    });
     assert.deepEqual(versionCalls, [["/bin/good", ["--version"], 1234]]);
   });
 });
@@ -79,7 +86,7 @@ Deno.test("probeAll() probes every harness concurrently", async () => {
     },
     runVersion: () => Promise.resolve(false),
   };
-  const results = await probeAll(registry, prober, { timeoutMs: 100 });
+  const results = await probeAll(registry, prober, { timeoutMs: 100, versions: true });
   assert.equal(maxRunning, registry.size);
   assert.deepEqual(Object.fromEntries(results), {
     claude: { status: "disabled", path: null },
@@ -135,7 +142,7 @@ Deno.test({
     try {
       const prober = systemProber({ PATH: `/nonexistent:${dir}` });
       const probe = (command: string, builtin: boolean) =>
-        probeHarness(spec([command], builtin), prober, { timeoutMs: 5000 });
+        probeHarness(spec([command], builtin), prober, { timeoutMs: 5000, versions: true });
 
       await t.step("an executable that exits 0 is enabled", async () => {
         assert.deepEqual(await probe(`${dir}/ok`, true), { status: "enabled", path: `${dir}/ok` });
@@ -193,7 +200,10 @@ Deno.test({
   ...sanitize,
   fn: async () => {
     assert.equal(
-      await systemProber({}).runVersion("/nonexistent/tool", ["--version"], 1000),
+      await systemProber({}).runVersion("/nonexistent/tool", ["--version"], {
+        timeoutMs: 1000,
+        env: {},
+      }),
       false,
     );
   },
@@ -222,7 +232,10 @@ Deno.test({
     });
     try {
       const result = await withinHang(
-        probeHarness(spec([`${dir}/slow`], true), systemProber({}), { timeoutMs: 300 }),
+        probeHarness(spec([`${dir}/slow`], true), systemProber({}), {
+          timeoutMs: 300,
+          versions: true,
+        }),
         30_000 + HANG_MS,
         "the version probe",
       );

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { truncateUtf8 } from "../../src/sessions/supervisor.ts";
+import { truncateUtf8 } from "../../src/events/page.ts";
 
 const utf8Length = (text: string) => new TextEncoder().encode(text).length;
 

@@ -1,0 +1,396 @@
+/**
+ * The Agent Client Protocol (D16): JSON-RPC 2.0 lines, spoken by `gemini
+ * --acp`, `opencode acp` and any configured ACP agent. Handshake:
+ * `initialize` → `session/new`; then one `session/prompt` per user turn,
+ * whose response ends the turn. Progress arrives as `session/update`
+ * notifications; permissions as agent requests `session/request_permission`
+ * answered with one of the offered options (D18). Shapes: the schema of
+ * `@agentclientprotocol/sdk` 2.4.0 and transcripts of gemini 0.61.0 and
+ * opencode 1.18.33.
+ */
+import {
+  type AdapterContext,
+  type AdapterStep,
+  parseJsonLine,
+  type PermissionAnswer,
+  type PermissionOption,
+  type ProtocolAdapter,
+  type TurnStatus,
+  type Usage,
+} from "./protocol.ts";
+
+type Json = Record<string, unknown>;
+type RpcId = string | number;
+
+const str = (value: unknown): string | null => typeof value === "string" ? value : null;
+const num = (value: unknown): number | null =>
+  typeof value === "number" && Number.isFinite(value) ? value : null;
+const obj = (value: unknown): Json | null =>
+  value !== null && typeof value === "object" && !Array.isArray(value) ? value as Json : null;
+
+const OPTION_KINDS = new Set<string>([
+  "allow_once",
+  "allow_always",
+  "reject_once",
+  "reject_always",
+]);
+
+/** What svc knows of one tool call; updates only carry the fields that changed. */
+interface ToolCall {
+  name: string;
+  rawInput: unknown;
+  output: string | null;
+  started: boolean;
+  done: boolean;
+}
+
+interface PendingPermission {
+  rpcId: RpcId;
+  toolCallId: string | null;
+  options: PermissionOption[];
+}
+
+/** Creates the adapter of one ACP session. */
+export function createAcpAdapter(context: AdapterContext): ProtocolAdapter {
+  let nextId = 1;
+  const sent = new Map<number, string>();
+  let sessionId: string | null = null;
+  let agentVersion: string | null = null;
+  let promptId: number | null = null;
+  const tools = new Map<string, ToolCall>();
+  const pending = new Map<string, PendingPermission>();
+  /** Tool calls svc denied: some agents (gemini) never report them again. */
+  const declined = new Set<string>();
+  let chunks: string[] = [];
+  let messageId: string | null = null;
+  let lastMessage: string | null = null;
+  // usage_update carries the session's cumulative cost: a turn costs the growth during it.
+  let cost: number | null = null;
+  let costAtTurnStart: number | null = null;
+
+  function request(method: string, params: Json): { id: number; line: string } {
+    const id = nextId++;
+    sent.set(id, method);
+    return { id, line: JSON.stringify({ jsonrpc: "2.0", id, method, params }) };
+  }
+
+  const reply = (rpcId: RpcId, result: Json) =>
+    JSON.stringify({ jsonrpc: "2.0", id: rpcId, result });
+
+  /** The streamed message so far, as one complete message step. */
+  function flushMessage(): AdapterStep[] {
+    const text = chunks.join("");
+    chunks = [];
+    if (text === "") return [];
+    lastMessage = text;
+    return [{ type: "message", text }];
+  }
+
+  /** Declined calls the agent did not report again end here, as `declined`. */
+  function flushDeclined(except: string | null): AdapterStep[] {
+    const steps: AdapterStep[] = [];
+    for (const callId of declined) {
+      if (callId === except) continue;
+      declined.delete(callId);
+      const call = tools.get(callId);
+      if (call && !call.done) steps.push(...finish(callId, call, "declined"));
+    }
+    return steps;
+  }
+
+  function finish(callId: string, call: ToolCall, status: "completed" | "failed" | "declined") {
+    call.done = true;
+    return [toolStep(callId, call, status)];
+  }
+
+  /** Merges a ToolCall or ToolCallUpdate and reports what changed: started once, then done. */
+  function onToolCall(fields: Json, permission: boolean): AdapterStep[] {
+    const callId = str(fields.toolCallId);
+    if (callId === null) return [];
+    let call = tools.get(callId);
+    if (call === undefined) {
+      // A permission's title describes the action (it becomes the summary), not the tool.
+      const title = permission ? null : str(fields.title);
+      const name = str(fields.name) ?? title ?? str(fields.kind) ?? str(fields.title) ?? "tool";
+      call = { name, rawInput: undefined, output: null, started: false, done: false };
+      tools.set(callId, call);
+    }
+    if (fields.rawInput !== undefined && fields.rawInput !== null) call.rawInput = fields.rawInput;
+    if (call.done) return [];
+    const status = permission ? "pending" : fields.status;
+    if (status === "completed" || status === "failed") {
+      // Only a final update's content is output: before that it describes the call (gemini).
+      call.output = toolOutput(fields);
+      const denied = declined.delete(callId) && status === "failed";
+      return finish(callId, call, denied ? "declined" : status);
+    }
+    // Started once it runs or asks: a pending call's input may still be partial (opencode).
+    if (call.started || (status !== "in_progress" && !permission)) return [];
+    call.started = true;
+    return [toolStep(callId, call, "started")];
+  }
+
+  function onUpdate(update: Json): AdapterStep[] {
+    switch (update.sessionUpdate) {
+      case "agent_message_chunk": {
+        const content = obj(update.content);
+        const text = content?.type === "text" ? str(content.text) : null;
+        if (text === null) return [];
+        // A new messageId starts a new message (opencode sends one per message).
+        const id = str(update.messageId);
+        const steps = id !== null && messageId !== null && id !== messageId ? flushMessage() : [];
+        if (id !== null) messageId = id;
+        chunks.push(text);
+        return steps;
+      }
+      case "tool_call":
+      case "tool_call_update":
+        return [...flushMessage(), ...onToolCall(update, false)];
+      case "usage_update": {
+        const amount = costOf(update.cost);
+        if (amount === null) return [];
+        cost = amount;
+        const usage = { inputTokens: null, outputTokens: null, cachedInputTokens: null };
+        return [{ type: "usage", usage: { ...usage, costUsd: amount }, cumulative: true }];
+      }
+      default:
+        return [];
+    }
+  }
+
+  function onAgentRequest(rpcId: RpcId, method: string, params: Json): AdapterStep[] {
+    if (method !== "session/request_permission") {
+      const error = { code: -32601, message: `Method not found: ${method}` };
+      return [{ type: "write", line: JSON.stringify({ jsonrpc: "2.0", id: rpcId, error }) }];
+    }
+    const toolCall = obj(params.toolCall) ?? {};
+    const toolCallId = str(toolCall.toolCallId);
+    const steps = [...flushMessage(), ...onToolCall(toolCall, true)];
+    const options = permissionOptions(params.options);
+    const requestId = String(rpcId);
+    pending.set(requestId, { rpcId, toolCallId, options });
+    const tool = (toolCallId !== null ? tools.get(toolCallId)?.name : null) ??
+      str(toolCall.kind) ?? "tool";
+    return [...steps, {
+      type: "permission",
+      requestId,
+      tool,
+      summary: summarize(toolCall) ?? tool,
+      options,
+    }];
+  }
+
+  function onResponse(id: number, message: Json): AdapterStep[] {
+    const method = sent.get(id);
+    if (method === undefined) return [];
+    sent.delete(id);
+    const error = obj(message.error);
+    const result = obj(message.result) ?? {};
+    if (method === "session/prompt") return endTurn(result, error);
+    if (error !== null) {
+      const text = str(error.message) ?? "Unknown error";
+      const fatal = method === "initialize" || method === "session/new";
+      return [{ type: "error", message: `Agent refused "${method}": ${text}`, fatal }];
+    }
+    if (method === "initialize") {
+      agentVersion = str(obj(result.agentInfo)?.version);
+      const next = request("session/new", { cwd: context.cwd, mcpServers: [] });
+      return [{ type: "write", line: next.line }];
+    }
+    if (method === "session/new") {
+      sessionId = str(result.sessionId);
+      if (sessionId === null) {
+        return [{ type: "error", message: "Agent created a session without an id", fatal: true }];
+      }
+      return [{
+        type: "ready",
+        agentSessionId: sessionId,
+        model: sessionModel(result) ?? context.model,
+        agentVersion,
+      }];
+    }
+    return [];
+  }
+
+  function endTurn(result: Json, error: Json | null): AdapterStep[] {
+    promptId = null;
+    const steps = [...flushMessage(), ...flushDeclined(null)];
+    const { status, reason } = turnOutcome(str(result.stopReason), error);
+    const usage = turnUsage(result, cost === null ? null : cost - (costAtTurnStart ?? 0));
+    const text = lastMessage;
+    lastMessage = null;
+    return [...steps, { type: "turn_end", status, reason, result: text, usage }];
+  }
+
+  return {
+    protocol: "acp",
+    start: () => [
+      request("initialize", {
+        protocolVersion: 1,
+        // No fs: with it advertised, gemini's write_file fails on new files.
+        clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+      }).line,
+    ],
+    onLine(line) {
+      const message = parseJsonLine(line);
+      if (message === null) return [];
+      const method = str(message.method);
+      const params = obj(message.params) ?? {};
+      const id = message.id;
+      const validId = typeof id === "string" || (typeof id === "number" && Number.isFinite(id));
+      const callId = str(obj(params.update)?.toolCallId);
+      const steps = flushDeclined(method === "session/update" ? callId : null);
+      if (method !== null && validId) {
+        return [...steps, ...onAgentRequest(id as RpcId, method, params)];
+      }
+      if (method === "session/update") {
+        const update = obj(params.update);
+        return update === null ? steps : [...steps, ...onUpdate(update)];
+      }
+      if (method === null && typeof id === "number") return [...steps, ...onResponse(id, message)];
+      return steps;
+    },
+    sendTurn(text) {
+      costAtTurnStart = cost;
+      // Text that trailed the previous turn's end is not part of this turn's answer.
+      [chunks, messageId, lastMessage] = [[], null, null];
+      const prompt = request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+      promptId = prompt.id;
+      return [prompt.line];
+    },
+    interrupt() {
+      if (promptId === null || sessionId === null) return [];
+      // ACP requires every pending permission request to be answered `cancelled`.
+      const lines = [
+        JSON.stringify({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId } }),
+      ];
+      for (const permission of pending.values()) {
+        lines.push(reply(permission.rpcId, { outcome: { outcome: "cancelled" } }));
+      }
+      pending.clear();
+      return lines;
+    },
+    answerPermission(requestId: string, answer: PermissionAnswer) {
+      const permission = pending.get(requestId);
+      if (permission === undefined) return [];
+      pending.delete(requestId);
+      const option = chooseOption(permission.options, answer);
+      if (answer.decision === "deny" && permission.toolCallId !== null) {
+        declined.add(permission.toolCallId);
+      }
+      const outcome = option === null
+        ? { outcome: "cancelled" }
+        : { outcome: "selected", optionId: option.id };
+      return [reply(permission.rpcId, { outcome })];
+    },
+  };
+}
+
+/** How a `session/prompt` response ends the turn: max_tokens, refusal… fail with that reason. */
+function turnOutcome(
+  stopReason: string | null,
+  error: Json | null,
+): { status: TurnStatus; reason: string | null } {
+  if (error !== null) return { status: "failed", reason: str(error.message) ?? "error" };
+  if (stopReason === "end_turn") return { status: "completed", reason: null };
+  if (stopReason === "cancelled") return { status: "interrupted", reason: "interrupted" };
+  return { status: "failed", reason: stopReason ?? "error" };
+}
+
+/** The offered option that carries `answer`: remember picks the "always" kind when offered. */
+function chooseOption(
+  options: PermissionOption[],
+  answer: PermissionAnswer,
+): PermissionOption | null {
+  const kinds = answer.decision === "allow"
+    ? answer.remember ? ["allow_always", "allow_once"] : ["allow_once", "allow_always"]
+    : ["reject_once", "reject_always"];
+  for (const kind of kinds) {
+    const option = options.find((candidate) => candidate.kind === kind);
+    if (option) return option;
+  }
+  return null;
+}
+
+function permissionOptions(value: unknown): PermissionOption[] {
+  if (!Array.isArray(value)) return [];
+  return value.map(obj).flatMap((option): PermissionOption[] => {
+    const id = str(option?.optionId);
+    const kind = str(option?.kind);
+    if (id === null || kind === null || !OPTION_KINDS.has(kind)) return [];
+    return [{ id, kind: kind as PermissionOption["kind"], label: str(option?.name) ?? id }];
+  });
+}
+
+function toolStep(
+  callId: string,
+  call: ToolCall,
+  status: "started" | "completed" | "failed" | "declined",
+): AdapterStep {
+  const input = call.rawInput === undefined ? null : JSON.stringify(call.rawInput);
+  return { type: "tool", callId, name: call.name, status, input, output: call.output };
+}
+
+/** A tool's output: the text of its content, else its raw output. */
+function toolOutput(fields: Json): string | null {
+  const texts = Array.isArray(fields.content)
+    ? fields.content.map(obj).flatMap((block) => {
+      if (block?.type === "diff") return [`diff: ${str(block.path) ?? ""}`];
+      const text = str(obj(block?.content)?.text);
+      return text === null ? [] : [text];
+    })
+    : [];
+  if (texts.length > 0) return texts.join("\n");
+  const raw = fields.rawOutput;
+  if (raw === undefined || raw === null) return null;
+  return typeof raw === "string" ? raw : JSON.stringify(raw);
+}
+
+/** What a permission request is about: its title, else the command or path of its input. */
+function summarize(toolCall: Json): string | null {
+  const title = str(toolCall.title);
+  if (title) return title;
+  const input = obj(toolCall.rawInput) ?? {};
+  for (const key of ["command", "filePath", "file_path", "path", "url", "pattern"]) {
+    const value = str(input[key]);
+    if (value) return value;
+  }
+  return null;
+}
+
+/** The model of a new session: `models.currentModelId` (gemini) or the model config option (opencode). */
+function sessionModel(result: Json): string | null {
+  const current = str(obj(result.models)?.currentModelId);
+  if (current !== null) return current;
+  const options = Array.isArray(result.configOptions) ? result.configOptions.map(obj) : [];
+  const model = options.find((option) => option?.category === "model" || option?.id === "model");
+  return str(model?.currentValue);
+}
+
+function costOf(value: unknown): number | null {
+  const cost = obj(value);
+  return cost !== null && cost.currency === "USD" ? num(cost.amount) : null;
+}
+
+/**
+ * The turn's usage: the prompt response's `usage` (ACP; opencode), else
+ * gemini's `_meta.quota.token_count`; both are per turn. Cost comes from
+ * usage_update. Null when the agent reports nothing.
+ */
+function turnUsage(result: Json, costUsd: number | null): Usage | null {
+  const usage = obj(result.usage);
+  const quota = obj(obj(obj(result._meta)?.quota)?.token_count);
+  const tokens: Omit<Usage, "costUsd"> = usage !== null
+    ? {
+      inputTokens: num(usage.inputTokens),
+      outputTokens: num(usage.outputTokens),
+      cachedInputTokens: num(usage.cachedReadTokens),
+    }
+    : {
+      inputTokens: num(quota?.input_tokens),
+      outputTokens: num(quota?.output_tokens),
+      cachedInputTokens: null,
+    };
+  const all = { ...tokens, costUsd };
+  return Object.values(all).every((value) => value === null) ? null : all;
+}

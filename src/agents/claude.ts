@@ -1,0 +1,241 @@
+/**
+ * Claude Code's stream-json protocol (D16): `claude -p --input-format
+ * stream-json --output-format stream-json --verbose --permission-prompt-tool
+ * stdio`. A user turn is one `user` line; each turn answers with
+ * `system/init`, `assistant` and `user` (tool results) lines and ends with a
+ * `result` line. Permission requests arrive as `control_request`
+ * `can_use_tool` and are answered with a `control_response`.
+ */
+import {
+  type AdapterContext,
+  type AdapterStep,
+  parseJsonLine,
+  type PermissionAnswer,
+  type ProtocolAdapter,
+  type Usage,
+} from "./protocol.ts";
+
+type Json = Record<string, unknown>;
+
+const str = (value: unknown): string | null => typeof value === "string" ? value : null;
+const num = (value: unknown): number | null =>
+  typeof value === "number" && Number.isFinite(value) ? value : null;
+const obj = (value: unknown): Json | null =>
+  value !== null && typeof value === "object" && !Array.isArray(value) ? value as Json : null;
+
+/** The allow/deny choices of a `can_use_tool` request. */
+const OPTIONS = [
+  { id: "allow", kind: "allow_once", label: "Allow" },
+  { id: "deny", kind: "reject_once", label: "Deny" },
+] as const;
+
+/** Creates the adapter of one claude session. */
+export function createClaudeAdapter(_context: AdapterContext): ProtocolAdapter {
+  let ready = false;
+  let sessionId: string | null = null;
+  let nextControlId = 1;
+  /** Inputs of pending `can_use_tool` requests: an allow must echo them as `updatedInput`. */
+  const pendingInputs = new Map<string, Json>();
+
+  function onSystem(message: Json): AdapterStep[] {
+    if (message.subtype !== "init") return [];
+    const id = str(message.session_id);
+    if (!ready) {
+      ready = true;
+      sessionId = id;
+      return [{
+        type: "ready",
+        agentSessionId: id,
+        model: str(message.model),
+        agentVersion: str(message.claude_code_version),
+      }];
+    }
+    if (id !== null && id !== sessionId) {
+      sessionId = id;
+      return [{ type: "session", agentSessionId: id }];
+    }
+    return [];
+  }
+
+  function onAssistant(message: Json): AdapterStep[] {
+    const content = obj(message.message)?.content;
+    if (!Array.isArray(content)) return [];
+    const steps: AdapterStep[] = [];
+    for (const block of content.map(obj)) {
+      if (block?.type === "text" && str(block.text)) {
+        steps.push({ type: "message", text: block.text as string });
+      } else if (block?.type === "tool_use") {
+        steps.push({
+          type: "tool",
+          callId: str(block.id) ?? "",
+          name: str(block.name) ?? "tool",
+          status: "started",
+          input: block.input === undefined ? null : JSON.stringify(block.input),
+          output: null,
+        });
+      }
+    }
+    return steps;
+  }
+
+  function onUser(message: Json): AdapterStep[] {
+    const content = obj(message.message)?.content;
+    if (!Array.isArray(content)) return [];
+    const steps: AdapterStep[] = [];
+    for (const block of content.map(obj)) {
+      if (block?.type !== "tool_result") continue;
+      const output = toolResultText(block.content);
+      // A denied permission comes back as an error result that says so.
+      const declined = block.is_error === true &&
+        pendingDenied.delete(str(block.tool_use_id) ?? "");
+      steps.push({
+        type: "tool",
+        callId: str(block.tool_use_id) ?? "",
+        name: "",
+        status: declined ? "declined" : block.is_error === true ? "failed" : "completed",
+        input: null,
+        output,
+      });
+    }
+    return steps;
+  }
+  /** Tool calls whose permission svc denied, so their error result reads as `declined`. */
+  const pendingDenied = new Set<string>();
+  const toolUseOfRequest = new Map<string, string>();
+
+  function onResult(message: Json): AdapterStep[] {
+    const subtype = str(message.subtype) ?? "";
+    const failed = message.is_error === true || subtype !== "success";
+    const interrupted = interrupting;
+    interrupting = false;
+    const usage = resultUsage(message, lastTotalCost);
+    lastTotalCost = num(message.total_cost_usd) ?? lastTotalCost;
+    return [{
+      type: "turn_end",
+      status: interrupted ? "interrupted" : failed ? "failed" : "completed",
+      reason: interrupted ? "interrupted" : failed ? subtype || "error" : null,
+      result: str(message.result),
+      usage,
+    }];
+  }
+  let interrupting = false;
+  /** `total_cost_usd` is the process's running total: a turn costs the difference. */
+  let lastTotalCost = 0;
+
+  function onControlRequest(message: Json): AdapterStep[] {
+    const requestId = str(message.request_id);
+    const request = obj(message.request);
+    if (requestId === null || request === null) return [];
+    if (request.subtype !== "can_use_tool") {
+      return [{
+        type: "write",
+        line: JSON.stringify({
+          type: "control_response",
+          response: {
+            subtype: "error",
+            request_id: requestId,
+            error: `Unsupported control request "${String(request.subtype)}"`,
+          },
+        }),
+      }];
+    }
+    const input = obj(request.input) ?? {};
+    pendingInputs.set(requestId, input);
+    const toolUseId = str(request.tool_use_id);
+    if (toolUseId !== null) toolUseOfRequest.set(requestId, toolUseId);
+    const tool = str(request.tool_name) ?? "tool";
+    return [{
+      type: "permission",
+      requestId,
+      tool,
+      summary: summarize(tool, input),
+      options: OPTIONS.map((option) => ({ ...option })),
+    }];
+  }
+
+  return {
+    protocol: "claude",
+    turnsBeforeReady: true,
+    start: () => [],
+    onLine(line) {
+      const message = parseJsonLine(line);
+      if (message === null) return [];
+      switch (message.type) {
+        case "system":
+          return onSystem(message);
+        case "assistant":
+          return onAssistant(message);
+        case "user":
+          return onUser(message);
+        case "result":
+          return onResult(message);
+        case "control_request":
+          return onControlRequest(message);
+        default:
+          return [];
+      }
+    },
+    sendTurn: (text) => [
+      JSON.stringify({
+        type: "user",
+        message: { role: "user", content: [{ type: "text", text }] },
+      }),
+    ],
+    interrupt() {
+      interrupting = true;
+      return [JSON.stringify({
+        type: "control_request",
+        request_id: `svc-${nextControlId++}`,
+        request: { subtype: "interrupt" },
+      })];
+    },
+    answerPermission(requestId: string, answer: PermissionAnswer) {
+      const input = pendingInputs.get(requestId) ?? {};
+      pendingInputs.delete(requestId);
+      const toolUseId = toolUseOfRequest.get(requestId);
+      toolUseOfRequest.delete(requestId);
+      if (answer.decision === "deny" && toolUseId !== undefined) pendingDenied.add(toolUseId);
+      const response = answer.decision === "allow"
+        ? { behavior: "allow", updatedInput: input }
+        : { behavior: "deny", message: answer.message ?? "Denied by svc" };
+      return [JSON.stringify({
+        type: "control_response",
+        response: { subtype: "success", request_id: requestId, response },
+      })];
+    },
+  };
+}
+
+/** The turn's usage from a `result` line (D22): its tokens, and its share of the running cost. */
+function resultUsage(message: Json, costBefore: number): Usage | null {
+  const usage = obj(message.usage);
+  const total = num(message.total_cost_usd);
+  const cost = total === null ? null : Math.max(0, total - costBefore);
+  if (usage === null && cost === null) return null;
+  const cacheRead = num(usage?.cache_read_input_tokens);
+  const cacheCreate = num(usage?.cache_creation_input_tokens);
+  const input = num(usage?.input_tokens);
+  return {
+    inputTokens: input,
+    outputTokens: num(usage?.output_tokens),
+    cachedInputTokens: cacheRead === null && cacheCreate === null ? null : (cacheRead ?? 0),
+    costUsd: cost,
+  };
+}
+
+/** The text of a `tool_result` block's content (a string or text blocks). */
+function toolResultText(content: unknown): string | null {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return null;
+  const texts = content.map(obj).map((block) => str(block?.text)).filter((text) => text !== null);
+  return texts.length > 0 ? texts.join("\n") : null;
+}
+
+/** A one-line summary of what a tool wants to do: its command, file or pattern. */
+export function summarize(tool: string, input: Json): string {
+  for (const key of ["command", "file_path", "path", "url", "pattern", "description"]) {
+    const value = str(input[key]);
+    if (value) return `${tool}: ${value}`;
+  }
+  return tool;
+}

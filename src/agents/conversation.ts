@@ -1,0 +1,460 @@
+/**
+ * A conversation with one agent (D16): the protocol-agnostic layer between
+ * the supervisor and a protocol adapter. It feeds the child's stdout lines to
+ * the adapter, records typed events (D17), queues user turns (FIFO, one at a
+ * time), answers permission requests through a decider (D18), sums usage
+ * (D22), and keeps the timers that stop a conversation from hanging: the turn
+ * timeout, the interrupt grace, the idle timeout and the close grace.
+ */
+import { ServiceError } from "../api/errors.ts";
+import type { Clock } from "../clock.ts";
+import { redactText } from "../events/redact.ts";
+import { truncateUtf8 } from "../events/page.ts";
+import {
+  type AdapterStep,
+  addUsage,
+  MAX_EVENT_TEXT_BYTES,
+  NO_USAGE,
+  type PermissionAnswer,
+  type PermissionOption,
+  type ProtocolAdapter,
+  type TurnStatus,
+  type Usage,
+} from "./protocol.ts";
+import { LineSplitter } from "./line_splitter.ts";
+
+/** What the agent is doing (D16 `activity`). */
+export type Activity = "starting" | "working" | "idle" | "waiting_approval";
+
+/** A permission request as the decider sees it. */
+export interface PermissionRequest {
+  requestId: string;
+  tool: string;
+  summary: string;
+  options: PermissionOption[];
+}
+
+/** A decision and who made it (D17 `agent.permission.resolved.by`). */
+export interface PermissionDecision extends PermissionAnswer {
+  by: "owner" | "policy" | "timeout" | "ended";
+}
+
+/** The session-record fields a conversation keeps current. */
+export interface ConversationState {
+  activity: Activity | null;
+  agentSessionId: string | null;
+  turns: number;
+  usage: Usage;
+}
+
+/** The I/O a conversation needs; the supervisor provides it. */
+export interface ConversationIo {
+  /** Writes one line (a newline is added) to the child's stdin. */
+  write(line: string): void;
+  /** Appends a typed event; resolves once it is durable. */
+  record(kind: string, payload: Record<string, unknown>): Promise<unknown>;
+  /** Ends the child's input: the agent exits when it sees EOF. */
+  closeInput(): void;
+  /** Ends the session's process group (an agent that no longer answers). */
+  kill(): void;
+  /** The record fields changed. */
+  changed(state: ConversationState): void;
+  /** Answers a permission request (the policy now; the approval broker later, D18). */
+  decide(request: PermissionRequest, signal: AbortSignal): Promise<PermissionDecision>;
+}
+
+/** Timeouts of a conversation, in milliseconds (config, D16). */
+export interface ConversationTimeouts {
+  turnMs: number;
+  idleMs: number;
+  /** After an interrupt, how long the agent has to end the turn before it is killed. */
+  interruptGraceMs: number;
+  /** After closing stdin, how long the agent has to exit before it is killed. */
+  closeGraceMs: number;
+}
+
+/** Lines longer than this are dropped (recorded as an error); nothing real comes close. */
+const MAX_LINE_CHARS = 16 * 1024 * 1024;
+
+interface Turn {
+  number: number;
+  startedAt: number;
+  /** Usage the agent reported during the turn so far. */
+  usage: Usage | null;
+  /** The session's cumulative usage when the turn started, for cumulative reports. */
+  cumulativeBase: Usage | null;
+  interruptReason: string | null;
+  lastMessage: string | null;
+}
+
+/** Drives one protocol session. */
+export class Conversation {
+  readonly #adapter: ProtocolAdapter;
+  readonly #io: ConversationIo;
+  readonly #clock: Clock;
+  readonly #timeouts: ConversationTimeouts;
+  readonly #lines = new LineSplitter(MAX_LINE_CHARS);
+  readonly #queue: string[] = [];
+  readonly #pending = new Map<string, AbortController>();
+  /** Permission requests still being decided or recorded (awaited before the session ends). */
+  readonly #deciding = new Set<Promise<void>>();
+  #ready = false;
+  #closing = false;
+  #inputClosed = false;
+  #ended = false;
+  #turn: Turn | null = null;
+  #turnCount = 0;
+  #lastCumulative: Usage | null = null;
+  #state: ConversationState = {
+    activity: "starting",
+    agentSessionId: null,
+    turns: 0,
+    usage: NO_USAGE,
+  };
+  /** The one pending timer (turn, interrupt grace, idle or close); replaced as the state moves. */
+  #timer: AbortController | null = null;
+  #failure: string | null = null;
+  #oneShot: boolean;
+  #lastTurnStatus: TurnStatus | null = null;
+
+  constructor(
+    adapter: ProtocolAdapter,
+    options: {
+      io: ConversationIo;
+      clock: Clock;
+      timeouts: ConversationTimeouts;
+      prompt: string;
+      oneShot: boolean;
+    },
+  ) {
+    this.#adapter = adapter;
+    this.#io = options.io;
+    this.#clock = options.clock;
+    this.#timeouts = options.timeouts;
+    this.#oneShot = options.oneShot;
+    this.#closing = options.oneShot; // A one-shot session takes no input beyond its prompt.
+    this.#queue.push(options.prompt);
+  }
+
+  /** The record fields as they stand. */
+  get state(): ConversationState {
+    return this.#state;
+  }
+
+  /** Sends the handshake; the handshake must complete within the turn timeout. */
+  start(): void {
+    for (const line of this.#adapter.start()) this.#io.write(line);
+    if (this.#adapter.turnsBeforeReady) {
+      this.#pump();
+      return;
+    }
+    this.#arm(
+      this.#timeouts.turnMs,
+      () => this.#fatal("Agent did not complete its handshake in time"),
+    );
+  }
+
+  /** Decoded stdout text, in any chunking. */
+  onStdout(text: string): void {
+    const { lines, dropped } = this.#lines.push(text);
+    if (dropped > 0) this.#error(`Dropped an agent output line over ${MAX_LINE_CHARS} characters`);
+    for (const line of lines) this.#onLine(line);
+  }
+
+  /**
+   * Queues `text` as the next user turn; sends it at once when the agent is
+   * idle. Returns whether it had to wait.
+   */
+  submit(text: string): { queued: boolean } {
+    if (text.trim() === "") {
+      throw new ServiceError("invalid_request", 400, "Input must not be empty", { field: "data" });
+    }
+    if (this.#closing || this.#ended) {
+      throw new ServiceError(
+        "session_input_closed",
+        409,
+        "The session is closing: it takes no more input",
+        {},
+      );
+    }
+    this.#queue.push(text);
+    const queued = !this.#canSend();
+    this.#pump();
+    return { queued };
+  }
+
+  /** Cancels the current turn (D16); queued input stays queued. False when no turn runs. */
+  interrupt(reason = "interrupted"): boolean {
+    const turn = this.#turn;
+    if (turn === null || turn.interruptReason !== null) return turn !== null;
+    turn.interruptReason = reason;
+    this.#endPermissions();
+    for (const line of this.#adapter.interrupt()) this.#io.write(line);
+    this.#arm(this.#timeouts.interruptGraceMs, () => {
+      this.#fatal(`Agent did not stop the turn within ${this.#timeouts.interruptGraceMs} ms`);
+    });
+    return true;
+  }
+
+  /** Ends the conversation once the agent is idle with nothing queued (D16). */
+  close(): void {
+    this.#closing = true;
+    this.#pump();
+  }
+
+  /**
+   * The child exited and its output is drained. Resolves, once every event
+   * of the conversation is recorded, with why the session failed, or null:
+   * exiting before the handshake fails it (D16), and so does a one-shot
+   * session whose turn did not complete.
+   */
+  async finish(): Promise<string | null> {
+    const { lines } = this.#lines.flush();
+    for (const line of lines) this.#onLine(line);
+    this.#ended = true;
+    this.#disarm();
+    this.#endPermissions();
+    while (this.#deciding.size > 0) await Promise.allSettled([...this.#deciding]);
+    if (!this.#ready && this.#failure === null) {
+      this.#failure = "Agent exited before its protocol handshake completed";
+      void this.#io.record("agent.error", { message: this.#failure });
+    }
+    if (this.#turn !== null) this.#endTurn("failed", "agent_exited", null, null);
+    this.#setState({ activity: null });
+    if (this.#failure === null && this.#oneShot && this.#lastTurnStatus !== "completed") {
+      this.#failure = `The turn ended ${this.#lastTurnStatus ?? "without starting"}`;
+    }
+    return this.#failure;
+  }
+
+  #onLine(line: string): void {
+    if (this.#ended) return;
+    for (const step of this.#adapter.onLine(line)) this.#onStep(step);
+  }
+
+  #onStep(step: AdapterStep): void {
+    // Any answer from the agent is progress: the turn timeout counts silence.
+    if (this.#turn !== null && this.#turn.interruptReason === null && this.#pending.size === 0) {
+      this.#armTurnTimeout();
+    }
+    switch (step.type) {
+      case "ready":
+        if (this.#ready) return;
+        this.#ready = true;
+        this.#setState({
+          activity: this.#turn === null ? "idle" : this.#state.activity,
+          agentSessionId: step.agentSessionId,
+        });
+        void this.#io.record("agent.started", {
+          protocol: this.#adapter.protocol,
+          agentSessionId: step.agentSessionId,
+          model: step.model,
+          agentVersion: step.agentVersion,
+        });
+        if (this.#turn === null) {
+          this.#disarm();
+          this.#pump();
+        }
+        return;
+      case "session":
+        this.#setState({ agentSessionId: step.agentSessionId });
+        return;
+      case "message":
+        if (this.#turn !== null) this.#turn.lastMessage = step.text;
+        void this.#io.record("agent.message", { role: "assistant", text: redactText(step.text) });
+        return;
+      case "tool":
+        void this.#io.record("agent.tool", {
+          callId: step.callId,
+          name: step.name,
+          status: step.status,
+          input: boundedText(step.input),
+          output: boundedText(step.output),
+        });
+        return;
+      case "permission": {
+        const deciding = this.#onPermission(step);
+        this.#deciding.add(deciding);
+        deciding.finally(() => this.#deciding.delete(deciding));
+        return;
+      }
+      case "usage":
+        this.#onUsage(step.usage, step.cumulative);
+        return;
+      case "turn_end":
+        if (this.#turn === null) return;
+        this.#endTurn(step.status, step.reason, step.result, step.usage);
+        this.#pump();
+        return;
+      case "error":
+        if (step.fatal) this.#fatal(step.message);
+        else this.#error(step.message);
+        return;
+      case "write":
+        if (!this.#inputClosed) this.#io.write(step.line);
+        return;
+    }
+  }
+
+  async #onPermission(step: Extract<AdapterStep, { type: "permission" }>): Promise<void> {
+    const abort = new AbortController();
+    this.#pending.set(step.requestId, abort);
+    this.#disarm(); // A person may be deciding: the approval has its own timeout (D18).
+    this.#setState({ activity: "waiting_approval" });
+    const request = {
+      requestId: step.requestId,
+      tool: step.tool,
+      summary: redactText(step.summary),
+      options: step.options,
+    };
+    await this.#io.record("agent.permission", { ...request });
+    const decision = await this.#io.decide(request, abort.signal);
+    this.#pending.delete(step.requestId);
+    // Durable before the agent gets the answer (D18).
+    await this.#io.record("agent.permission.resolved", {
+      requestId: step.requestId,
+      decision: decision.decision,
+      by: decision.by,
+    });
+    if (this.#ended || this.#inputClosed) return;
+    for (const line of this.#adapter.answerPermission(step.requestId, decision)) {
+      this.#io.write(line);
+    }
+    if (this.#pending.size === 0 && this.#turn !== null) {
+      this.#setState({ activity: "working" });
+      if (this.#turn.interruptReason === null) this.#armTurnTimeout();
+    }
+  }
+
+  /** Pending requests of an ended or interrupted turn are resolved as denied (D18). */
+  #endPermissions(): void {
+    for (const abort of this.#pending.values()) abort.abort();
+  }
+
+  #onUsage(usage: Usage, cumulative: boolean): void {
+    const turn = this.#turn;
+    if (!cumulative) {
+      if (turn !== null) turn.usage = usage;
+      return;
+    }
+    if (turn !== null) {
+      turn.cumulativeBase ??= this.#lastCumulative ?? NO_USAGE;
+      turn.usage = subtractUsage(usage, turn.cumulativeBase);
+    }
+    this.#lastCumulative = usage;
+  }
+
+  #endTurn(
+    status: TurnStatus,
+    reason: string | null,
+    result: string | null,
+    reported: Usage | null,
+  ): void {
+    const turn = this.#turn!;
+    this.#turn = null;
+    this.#disarm();
+    const interrupted = turn.interruptReason !== null;
+    const finalStatus: TurnStatus = interrupted ? "interrupted" : status;
+    const usage = reported ?? turn.usage ?? NO_USAGE;
+    this.#lastTurnStatus = finalStatus;
+    this.#setState({
+      activity: this.#ended ? null : "idle",
+      turns: this.#state.turns + (finalStatus === "completed" ? 1 : 0),
+      usage: addUsage(this.#state.usage, usage),
+    });
+    void this.#io.record("agent.turn", {
+      turn: turn.number,
+      status: finalStatus,
+      reason: interrupted ? turn.interruptReason : reason,
+      result: boundedText(result ?? turn.lastMessage),
+      usage,
+      durationMs: Math.max(0, this.#clock.now() - turn.startedAt),
+    });
+  }
+
+  #canSend(): boolean {
+    const accepting = this.#ready || this.#adapter.turnsBeforeReady === true;
+    return accepting && this.#turn === null && !this.#ended && !this.#inputClosed;
+  }
+
+  /** Sends the next queued turn, or closes stdin when closing and idle, or arms the idle timer. */
+  #pump(): void {
+    if (!this.#canSend()) return;
+    const text = this.#queue.shift();
+    if (text !== undefined) {
+      this.#turn = {
+        number: ++this.#turnCount,
+        startedAt: this.#clock.now(),
+        usage: null,
+        cumulativeBase: null,
+        interruptReason: null,
+        lastMessage: null,
+      };
+      this.#setState({ activity: "working" });
+      void this.#io.record("agent.message", { role: "user", text: redactText(text) });
+      for (const line of this.#adapter.sendTurn(text)) this.#io.write(line);
+      this.#armTurnTimeout();
+      return;
+    }
+    if (this.#closing) {
+      this.#inputClosed = true;
+      this.#io.closeInput();
+      this.#arm(this.#timeouts.closeGraceMs, () => this.#io.kill());
+      return;
+    }
+    this.#arm(this.#timeouts.idleMs, () => this.close());
+  }
+
+  #armTurnTimeout(): void {
+    this.#arm(this.#timeouts.turnMs, () => this.interrupt("timeout"));
+  }
+
+  #arm(ms: number, onTimeout: () => void): void {
+    this.#disarm();
+    const timer = new AbortController();
+    this.#timer = timer;
+    this.#clock.sleep(ms, timer.signal).then(() => {
+      if (timer.signal.aborted || this.#ended) return;
+      this.#timer = null;
+      onTimeout();
+    });
+  }
+
+  #disarm(): void {
+    this.#timer?.abort();
+    this.#timer = null;
+  }
+
+  #error(message: string): void {
+    void this.#io.record("agent.error", { message: redactText(message) });
+  }
+
+  /** An unrecoverable protocol state: record why and end the session. */
+  #fatal(message: string): void {
+    if (this.#failure !== null) return;
+    this.#failure = message;
+    this.#error(message);
+    this.#io.kill();
+  }
+
+  #setState(fields: Partial<ConversationState>): void {
+    this.#state = { ...this.#state, ...fields };
+    this.#io.changed(this.#state);
+  }
+}
+
+/** Text for a typed payload: redacted and at most 4 KiB of UTF-8 (D17). */
+function boundedText(text: string | null): string | null {
+  return text === null ? null : truncateUtf8(redactText(text), MAX_EVENT_TEXT_BYTES);
+}
+
+function subtractUsage(total: Usage, base: Usage): Usage {
+  const minus = (a: number | null, b: number | null) =>
+    a === null ? null : Math.max(0, a - (b ?? 0));
+  return {
+    inputTokens: minus(total.inputTokens, base.inputTokens),
+    outputTokens: minus(total.outputTokens, base.outputTokens),
+    cachedInputTokens: minus(total.cachedInputTokens, base.cachedInputTokens),
+    costUsd: minus(total.costUsd, base.costUsd),
+  };
+}
