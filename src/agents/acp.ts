@@ -382,7 +382,9 @@ function turnUsage(result: Json, costUsd: number | null): Usage | null {
   const quota = obj(obj(obj(result._meta)?.quota)?.token_count);
   const tokens: Omit<Usage, "costUsd"> = usage !== null
     ? {
-      inputTokens: num(usage.inputTokens),
+      // ACP counts cache reads and writes apart from `inputTokens` (totalTokens = all three +
+      // output); svc's `inputTokens` is every input token, cached ones included (D22).
+      inputTokens: sumOrNull(usage.inputTokens, usage.cachedReadTokens, usage.cachedWriteTokens),
       outputTokens: num(usage.outputTokens),
       cachedInputTokens: num(usage.cachedReadTokens),
     }
@@ -393,4 +395,10 @@ function turnUsage(result: Json, costUsd: number | null): Usage | null {
     };
   const all = { ...tokens, costUsd };
   return Object.values(all).every((value) => value === null) ? null : all;
+}
+
+/** The sum of the numbers among `values`, or null when the first is not a number. */
+function sumOrNull(first: unknown, ...rest: unknown[]): number | null {
+  const base = num(first);
+  return base === null ? null : rest.reduce<number>((sum, value) => sum + (num(value) ?? 0), base);
 }

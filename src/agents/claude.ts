@@ -216,9 +216,11 @@ function resultUsage(message: Json, costBefore: number): Usage | null {
   const cacheCreate = num(usage?.cache_creation_input_tokens);
   const input = num(usage?.input_tokens);
   return {
-    inputTokens: input,
+    // Anthropic counts cache reads and writes apart from `input_tokens`; svc's `inputTokens`
+    // is every input token, cached ones included (D22), as codex and gemini report it.
+    inputTokens: input === null ? null : input + (cacheRead ?? 0) + (cacheCreate ?? 0),
     outputTokens: num(usage?.output_tokens),
-    cachedInputTokens: cacheRead === null && cacheCreate === null ? null : (cacheRead ?? 0),
+    cachedInputTokens: cacheRead,
     costUsd: cost,
   };
 }

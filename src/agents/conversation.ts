@@ -229,14 +229,14 @@ export class Conversation {
 
   #onLine(line: string): void {
     if (this.#ended) return;
+    // Any line from the agent is progress: the turn timeout counts silence.
+    if (this.#turn !== null && this.#turn.interruptReason === null && this.#pending.size === 0) {
+      this.#armTurnTimeout();
+    }
     for (const step of this.#adapter.onLine(line)) this.#onStep(step);
   }
 
   #onStep(step: AdapterStep): void {
-    // Any answer from the agent is progress: the turn timeout counts silence.
-    if (this.#turn !== null && this.#turn.interruptReason === null && this.#pending.size === 0) {
-      this.#armTurnTimeout();
-    }
     switch (step.type) {
       case "ready":
         if (this.#ready) return;

@@ -59,11 +59,12 @@ Deno.test("claude adapter: two turns carry one session, messages, results and pe
     ["completed", "Hi there"],
     ["completed", "Second answer"],
   ]);
-  // The fake provider reported 100 then 101 input tokens, 20 output and 5 cached for each turn;
-  // total_cost_usd is the process's running total, so each turn gets its own share.
+  // The fake provider reported 100 then 101 input tokens plus 5 cache reads, and 20 output
+  // tokens, per turn; svc counts cached input in inputTokens. total_cost_usd is the process's
+  // running total, so each turn gets its own share.
   assert.deepEqual(turns.map((turn) => turn.usage), [
-    { inputTokens: 100, outputTokens: 20, cachedInputTokens: 5, costUsd: 0.0006015 },
-    { inputTokens: 101, outputTokens: 20, cachedInputTokens: 5, costUsd: 0.001206 - 0.0006015 },
+    { inputTokens: 105, outputTokens: 20, cachedInputTokens: 5, costUsd: 0.0006015 },
+    { inputTokens: 106, outputTokens: 20, cachedInputTokens: 5, costUsd: 0.001206 - 0.0006015 },
   ]);
   assert.deepEqual(written, recorded, "the adapter writes what the recorder proved works");
 });

@@ -32,11 +32,18 @@ export interface ServeProcess {
   stop(signal?: Deno.Signal): Promise<Deno.CommandStatus>;
 }
 
-/** Starts `svc serve --home home …` and waits until `socket` accepts connections. */
-export async function startServe(home: string, extraArgs: string[] = []): Promise<ServeProcess> {
+/**
+ * Starts `svc serve --home home …` and waits until `socket` accepts
+ * connections. `env` is added to the daemon's environment (its sessions inherit it).
+ */
+export async function startServe(
+  home: string,
+  extraArgs: string[] = [],
+  env: Record<string, string> = {},
+): Promise<ServeProcess> {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "--allow-all", MAIN, "serve", "--home", home, ...extraArgs],
-    env: { NO_COLOR: "1" },
+    env: { NO_COLOR: "1", ...env },
     stdin: "null",
     stdout: "null",
     stderr: "piped",

@@ -1,0 +1,116 @@
+/**
+ * A real `svc serve` process whose sessions run the real agent CLIs against
+ * the fake provider: the daemon gets the CLI's offline environment (HOME,
+ * keys, base URLs, PATH with the pinned CLIs), so its children inherit it.
+ * The project is a fresh temporary directory: not a git repository, never
+ * trusted by any CLI.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { SvcClient } from "../../src/client/client.ts";
+import { agentsDir } from "../../scripts/agents_install.ts";
+import { removeTree, tempHome } from "../helpers/home.ts";
+import { startServe } from "../helpers/process.ts";
+import type { Harness } from "./agent_bins.ts";
+import { AGENT_MODELS, prepareAgentEnv } from "./agent_env.ts";
+import { type FakeProvider, startFakeProvider } from "./fake_provider.ts";
+
+type Json = Record<string, unknown>;
+
+/** Only gemini takes its model from svc; the others read it from the config agent_env wrote. */
+const LAUNCH_MODEL: Partial<Record<Harness, string>> = { gemini: AGENT_MODELS.gemini };
+
+/** A daemon, its fake provider and a project directory, for one harness. */
+export interface AgentDaemon extends AsyncDisposable {
+  readonly harness: string;
+  readonly provider: FakeProvider;
+  readonly client: SvcClient;
+  readonly project: string;
+  /** `POST /sessions` in the project; returns the session id. */
+  launch(body?: Json): Promise<string>;
+  /** The payloads of a session's events of `kind`, once there are at least `count`. */
+  waitForKind(sessionId: string, kind: string, count: number): Promise<Json[]>;
+  /** The session record once it is no longer running. */
+  waitForEnd(sessionId: string): Promise<Json>;
+  /** `POST /actions`. */
+  act(action: string, fields: Json): Promise<Json>;
+}
+
+/**
+ * Starts the daemon for `cli`. `harness` is the harness id sessions launch
+ * with (a configured one may wrap the same CLI); `config` is config.json.
+ */
+export async function startAgentDaemon(
+  cli: Harness,
+  { harness = cli, config = {} }: { harness?: string; config?: Json } = {},
+): Promise<AgentDaemon> {
+  const provider = await startFakeProvider();
+  // Codex refuses a CODEX_HOME under the system temp directory: keep homes in the cache.
+  const envDir = join(agentsDir(), "homes", crypto.randomUUID());
+  await Deno.mkdir(envDir, { recursive: true });
+  const env = await prepareAgentEnv(cli, { providerUrl: provider.url, dir: envDir });
+  const home = await tempHome();
+  await Deno.writeTextFile(join(home, "config.json"), JSON.stringify(config));
+  const serve = await startServe(home, [], env);
+  const project = await Deno.realPath(await tempHome());
+  const client = new SvcClient({ socketPath: join(home, "svc.sock") });
+  const deadline = () => Date.now() + 90_000;
+
+  async function poll<T>(what: string, attempt: () => Promise<T | null>): Promise<T> {
+    const until = deadline();
+    for (;;) {
+      const value = await attempt();
+      if (value !== null) return value;
+      if (Date.now() > until) {
+        throw new Error(`Timed out waiting for ${what}\n${serve.stderr().slice(-4000)}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  return {
+    harness,
+    provider,
+    client,
+    project,
+    async launch(body = {}) {
+      const model = LAUNCH_MODEL[cli];
+      const response = await client.post<Json>("/sessions", {
+        projectRoot: project,
+        harness,
+        prompt: "hello",
+        ...(model ? { model } : {}),
+        ...body,
+      });
+      assert.equal(response.status, 201, JSON.stringify(response.body));
+      return response.body.id as string;
+    },
+    waitForKind: (sessionId, kind, count) =>
+      poll(`${count} ${kind} of ${sessionId}`, async () => {
+        const page = await client.get<{ events: Json[] }>(
+          `/sessions/${sessionId}/events?kinds=${kind}`,
+        );
+        const events = page.body.events ?? [];
+        return events.length >= count
+          ? events.map((event) => JSON.parse(event.payload_json as string))
+          : null;
+      }),
+    waitForEnd: (sessionId) =>
+      poll(`the end of ${sessionId}`, async () => {
+        const record = (await client.get<Json>(`/sessions/${sessionId}`)).body;
+        return record.status === "running" ? null : record;
+      }),
+    async act(action, fields) {
+      return (await client.post<Json>("/actions", { action, ...fields })).body;
+    },
+    async [Symbol.asyncDispose]() {
+      client.close();
+      const status = await serve.stop();
+      await provider.close();
+      await removeTree(home);
+      await removeTree(project);
+      await removeTree(envDir);
+      assert.equal(status.code, 0, serve.stderr());
+    },
+  };
+}

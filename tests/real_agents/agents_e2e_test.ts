@@ -1,0 +1,202 @@
+/**
+ * The four built-ins, and a configured ACP harness, driven for real through
+ * the daemon's socket (issue 9; D16, D17, D18, D22): the pinned CLIs against
+ * the fake provider, in a project that is not a git repository and was
+ * never trusted. Run with `deno task test:agents`.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { HARNESSES } from "../../scripts/agents_install.ts";
+import type { Harness } from "./agent_bins.ts";
+import { type AgentDaemon, startAgentDaemon } from "./agent_daemon.ts";
+import { SHELL_TOOL_CALLS } from "./agent_env.ts";
+import { requireAgent, runAgentTests } from "./agents_gate.ts";
+import { conversationTexts, type RecordedRequest } from "./fake_provider.ts";
+
+type Json = Record<string, unknown>;
+
+/** Short enough to test, long enough for a CLI's start-up on a busy 2-core machine. */
+const TURN_TIMEOUT_MINUTES = 0.2;
+
+/** The main-conversation requests the provider received from index `from` on. */
+function mainRequests(d: AgentDaemon, from: number): RecordedRequest[] {
+  return d.provider.requests.slice(from).filter((request) => !request.side);
+}
+
+/** What svc should report for those requests: every input token, cached ones included (D22). */
+function expectedTokens(d: AgentDaemon, from: number) {
+  const reports = d.provider.usageReported.slice(from).filter((report) => !report.side);
+  return {
+    inputTokens: reports.reduce(
+      (sum, r) => sum + r.inputTokens + (r.api === "anthropic" ? r.cachedInputTokens : 0),
+      0,
+    ),
+    outputTokens: reports.reduce((sum, r) => sum + r.outputTokens, 0),
+  };
+}
+
+async function twoTurns(d: AgentDaemon): Promise<void> {
+  const from = d.provider.requests.length;
+  d.provider.script([{ text: "Hi there" }, { text: "Second answer" }]);
+  const id = await d.launch({ prompt: "hello" });
+  await d.waitForKind(id, "agent.turn", 1);
+  const input = await d.client.post<Json>(`/sessions/${id}/input`, { data: "and again" });
+  assert.equal(input.status, 200, JSON.stringify(input.body));
+  await d.waitForKind(id, "agent.turn", 2);
+
+  const page = await d.client.get<{ events: Json[] }>(
+    `/sessions/${id}/events?kinds=agent.message,agent.turn`,
+  );
+  const typed = page.body.events.map((event) => [
+    event.kind,
+    JSON.parse(event.payload_json as string),
+  ]);
+  assert.deepEqual(
+    typed.map(([kind, p]) => kind === "agent.message" ? [p.role, p.text] : ["turn", p.status]),
+    [
+      ["user", "hello"],
+      ["assistant", "Hi there"],
+      ["turn", "completed"],
+      ["user", "and again"],
+      ["assistant", "Second answer"],
+      ["turn", "completed"],
+    ],
+  );
+  const second = mainRequests(d, from).at(-1)!;
+  const history = conversationTexts(second).join("\n");
+  assert.match(history, /hello/, "turn 1 is carried into turn 2");
+  assert.match(history, /Hi there/);
+
+  const record = (await d.client.get<Json>(`/sessions/${id}`)).body;
+  assert.equal(record.turns, 2);
+  assert.equal(record.activity, "idle");
+  assert.equal(typeof record.agent_session_id, "string");
+  const usage = record.usage as Json;
+  assert.deepEqual(
+    { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens },
+    expectedTokens(d, from),
+    "usage matches what the provider reported",
+  );
+
+  await d.client.post(`/sessions/${id}/close`, {});
+  const ended = await d.waitForEnd(id);
+  assert.equal(ended.status, "completed", JSON.stringify(ended));
+}
+
+async function interrupted(d: AgentDaemon): Promise<void> {
+  const from = d.provider.requests.length;
+  d.provider.script([{ hang: true }, { text: "after the interrupt" }]);
+  const id = await d.launch({ prompt: "wait forever" });
+  await d.provider.waitForRequest((r) => r.index >= from && !r.side, 60_000);
+  const response = await d.client.post<Json>(`/sessions/${id}/interrupt`, {});
+  assert.equal(response.status, 200);
+  const [turn] = await d.waitForKind(id, "agent.turn", 1);
+  assert.equal(turn.status, "interrupted");
+  assert.equal((await d.client.get<Json>(`/sessions/${id}`)).body.status, "running");
+  await d.client.post(`/sessions/${id}/input`, { data: "go on" });
+  const turns = await d.waitForKind(id, "agent.turn", 2);
+  assert.equal(turns[1].status, "completed", "the session takes the next turn");
+  await d.client.post(`/sessions/${id}/kill`, {});
+  await d.waitForEnd(id);
+}
+
+async function permissionDenied(d: AgentDaemon, cli: Harness): Promise<void> {
+  d.provider.script([{ toolCall: SHELL_TOOL_CALLS[cli] }, { text: "done" }]);
+  const id = await d.launch({ prompt: "create a file", oneShot: true });
+  const ended = await d.waitForEnd(id);
+  const [request] = await d.waitForKind(id, "agent.permission", 1);
+  assert.equal(typeof request.requestId, "string");
+  const [resolved] = await d.waitForKind(id, "agent.permission.resolved", 1);
+  assert.deepEqual(resolved, { requestId: request.requestId, decision: "deny", by: "policy" });
+  const [turn] = await d.waitForKind(id, "agent.turn", 1);
+  assert.equal(turn.status, "completed", "the agent goes on after a denial");
+  assert.equal(ended.status, "completed");
+  await assert.rejects(Deno.stat(join(d.project, "created.txt")), "the tool never ran");
+  d.provider.clearScript(); // opencode ends the turn at the denial, without asking for "done".
+}
+
+async function turnTimeout(d: AgentDaemon): Promise<void> {
+  d.provider.script([{ hang: true }]);
+  const id = await d.launch({ prompt: "never answered" });
+  const [turn] = await d.waitForKind(id, "agent.turn", 1);
+  assert.deepEqual([turn.status, turn.reason], ["interrupted", "timeout"]);
+  await d.client.post(`/sessions/${id}/kill`, {});
+  await d.waitForEnd(id);
+}
+
+async function routineRun(d: AgentDaemon, model: string | null): Promise<void> {
+  d.provider.script([{ text: "routine done" }]);
+  const created = await d.act("svc.automations.create", {
+    definition: {
+      schemaVersion: 1,
+      id: `check-${d.harness}`,
+      name: "Check",
+      status: "PAUSED",
+      rrule: "FREQ=DAILY;BYHOUR=3",
+      timezone: "utc",
+      misfire: "latest",
+      overlap: "forbid",
+      timeoutMinutes: 5,
+      runtime: d.harness,
+      prompt: "report",
+      cwd: d.project,
+      ...(model ? { model } : {}),
+    },
+  });
+  assert.equal(created.ok, true, JSON.stringify(created));
+  const run = await d.act("svc.automations.run", { id: `check-${d.harness}` });
+  const sessionId = (run.result as Json).sessionId as string;
+  assert.equal((await d.waitForEnd(sessionId)).status, "completed");
+  for (;;) {
+    const runs = await d.act("svc.automations.runs", { id: `check-${d.harness}` });
+    const [latest] = (runs.result as { runs: Json[] }).runs;
+    if (latest.status === "running") {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      continue;
+    }
+    assert.equal(latest.status, "succeeded", JSON.stringify(latest));
+    break;
+  }
+  const [turn] = await d.waitForKind(sessionId, "agent.turn", 1);
+  assert.equal(turn.result, "routine done");
+}
+
+const options = { ignore: !runAgentTests, sanitizeOps: false, sanitizeResources: false };
+
+for (const cli of HARNESSES) {
+  Deno.test(
+    { name: `${cli}: conversations through the socket (D16-D18, D22)`, ...options },
+    async (t) => {
+      requireAgent(cli);
+      await using d = await startAgentDaemon(cli, {
+        config: { turnTimeoutMinutes: TURN_TIMEOUT_MINUTES },
+      });
+      const model = cli === "gemini" ? "gemini-2.5-flash" : null;
+      await t.step(
+        "a two-turn conversation with history and usage; close → completed",
+        () => twoTurns(d),
+      );
+      await t.step("an interrupted turn; the session takes the next one", () => interrupted(d));
+      await t.step(
+        "a tool call that asks permission is denied by policy",
+        () => permissionDenied(d, cli),
+      );
+      await t.step("a provider that never answers: the turn times out", () => turnTimeout(d));
+      await t.step("a one-shot routine run succeeds", () => routineRun(d, model));
+    },
+  );
+}
+
+Deno.test(
+  { name: "a configured ACP harness (opencode acp) converses (D16)", ...options },
+  async () => {
+    requireAgent("opencode");
+    await using d = await startAgentDaemon("opencode", {
+      harness: "my-acp",
+      config: {
+        harnesses: { "my-acp": { command: ["opencode", "acp"], protocol: "acp", label: "My ACP" } },
+      },
+    });
+    await twoTurns(d);
+  },
+);
