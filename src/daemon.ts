@@ -17,7 +17,8 @@ import { EventLog } from "./events/event_log.ts";
 import { Supervisor } from "./sessions/supervisor.ts";
 import { ADAPTERS } from "./agents/adapters.ts";
 import type { ConversationTimeouts } from "./agents/conversation.ts";
-import { denyByPolicy } from "./approvals/deny_policy.ts";
+import { ApprovalBroker } from "./approvals/broker.ts";
+import { commandNotifier, notify } from "./notify/notify_command.ts";
 import { denoSpawner, type Spawner } from "./sessions/spawner.ts";
 import { prepareLaunch } from "./api/sessions.ts";
 import { RoutinesStore } from "./store/routines_store.ts";
@@ -119,6 +120,18 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     capabilities.refresh().catch((error) => log.error("Probing harnesses failed", { error }));
     await capabilities.found();
 
+    const notifier = commandNotifier(log);
+    const approvals = new ApprovalBroker({
+      clock,
+      timeoutMs: () => config.approvals.timeoutSeconds * 1000,
+      onPending: (approval) =>
+        void notify(config.notify, notifier, "approval.requested", {
+          SVC_SESSION_ID: approval.sessionId,
+          SVC_REQUEST_ID: approval.requestId,
+          SVC_TOOL: approval.tool,
+          SVC_SUMMARY: approval.summary,
+        }),
+    });
     const supervisor = new Supervisor({
       sessions,
       events: eventLog,
@@ -129,7 +142,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       artifactsDir: config.rawArtifacts ? paths.artifacts : null,
       adapters: ADAPTERS,
       timeouts: () => conversationTimeouts(config),
-      decide: denyByPolicy,
+      decide: (sessionId, policy, request, signal) =>
+        approvals.decide(sessionId, policy, request, signal),
     });
     const orphans = supervisor.recoverOrphans();
     if (orphans.count > 0) {
@@ -146,6 +160,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       harnesses: () => harnesses,
       capabilities,
       projectRoots: () => config.projectRoots,
+      defaultApprovals: () => config.approvals.interactive,
     };
     const hostZone = options.hostZone ?? (() => Temporal.Now.timeZoneId());
     const routinesStore = new RoutinesStore(db);
@@ -173,6 +188,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           ...spec,
           origin: "automation",
           oneShot: true,
+          approvals: definition.approvals ?? config.approvals.unattended,
           routineId: routine.id,
           runId,
         });
@@ -227,7 +243,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         requestShutdown: () => setTimeout(() => daemon.stop(), 0),
       },
       sessions: sessionDeps,
-      actions: { routines: routineService, scheduler, capabilities },
+      actions: { routines: routineService, scheduler, capabilities, approvals },
       events: { sessions, events: eventsStore, log: eventLog, stopping: stopping.signal },
       artifacts: {
         sessions,

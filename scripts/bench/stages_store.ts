@@ -58,6 +58,7 @@ function seedSession(dbPath: string, count: number): { sessionId: string; second
       agent_session_id: null,
       turns: 0,
       usage_json: null,
+      approvals: null,
     });
     const events = new EventsStore(db);
     const lines = shortLines(4096);

@@ -9,12 +9,14 @@ import { parseDefinition } from "../automations/definition.ts";
 import type { RoutineService } from "../automations/routines.ts";
 import type { Scheduler } from "../automations/scheduler.ts";
 import type { CapabilityRegistry } from "../sessions/capabilities.ts";
+import type { ApprovalBroker } from "../approvals/broker.ts";
 
 /** What the action router needs. */
 export interface ActionDeps {
   readonly routines: RoutineService;
   readonly scheduler: Scheduler;
   readonly capabilities: CapabilityRegistry;
+  readonly approvals: ApprovalBroker;
 }
 
 /** What an executor returns: the event kind, its payload and the versioned `result`. */
@@ -90,6 +92,36 @@ function actionTable(deps: ActionDeps): Record<string, ActionDefinition> {
       },
     },
     "svc.automations.import": automation({}, () => routines.import()),
+    "svc.sessions.approve": {
+      fields: {
+        sessionId: id,
+        requestId: boundedText(1, 256),
+        decision: z.enum(["allow", "deny"]),
+        remember: z.boolean().optional(),
+        message: boundedText(1, 4096).optional(),
+      },
+      run: (input) => {
+        const { sessionId, requestId, decision } = input as {
+          sessionId: string;
+          requestId: string;
+          decision: "allow" | "deny";
+        };
+        deps.approvals.answer(sessionId, requestId, {
+          decision,
+          remember: input.remember === true,
+          message: (input.message as string | undefined) ?? null,
+        });
+        const result = { sessionId, requestId, decision };
+        return { kind: "approval.resolved", payload: { ...result }, result };
+      },
+    },
+    "svc.sessions.approvals": {
+      fields: { sessionId: id.optional() },
+      run: (input) => {
+        const result = { approvals: deps.approvals.list(input.sessionId as string | undefined) };
+        return { kind: "approvals.listed", payload: { count: result.approvals.length }, result };
+      },
+    },
     "svc.automations.health": automation({ id }, (input) => routines.health(input.id as string)),
   };
 }

@@ -5,6 +5,7 @@ import type { Route } from "./route.ts";
 import { parseInput } from "./validate.ts";
 import { readJsonBody } from "../policy/body.ts";
 import type { CapabilityRegistry } from "../sessions/capabilities.ts";
+import type { ApprovalPolicy } from "../approvals/broker.ts";
 import type { HarnessSpec } from "../sessions/harnesses.ts";
 import {
   defaultTitle,
@@ -36,6 +37,8 @@ export interface SessionDeps {
   readonly harnesses: () => ReadonlyMap<string, HarnessSpec>;
   readonly capabilities: CapabilityRegistry;
   readonly projectRoots: () => readonly string[] | null;
+  /** The approval policy of a launch that names none (config `approvals.interactive`, D18). */
+  readonly defaultApprovals: () => ApprovalPolicy;
 }
 
 /**
@@ -54,7 +57,7 @@ export async function prepareLaunch(
     title?: string;
     familiarId?: string;
   },
-): Promise<Omit<LaunchSpec, "origin" | "oneShot">> {
+): Promise<Omit<LaunchSpec, "origin" | "oneShot" | "approvals">> {
   const harness = deps.harnesses().get(request.harness);
   const status = deps.capabilities.harness(request.harness)?.status;
   if (!harness || status === undefined) {
@@ -120,6 +123,7 @@ export function sessionRoutes(deps: SessionDeps): Route[] {
           ...spec,
           origin: "api",
           oneShot: request.oneShot ?? false,
+          approvals: request.approvals ?? deps.defaultApprovals(),
         });
         return jsonResponse(sessionRecord(row), 201);
       },

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ServiceError } from "../api/errors.ts";
 import { parseInput } from "../api/validate.ts";
+import { APPROVAL_POLICIES } from "../approvals/broker.ts";
 import { parseRrule } from "./rrule.ts";
 
 /** Zod error option: "required field is missing" when absent, else `requirement`. */
@@ -59,6 +60,8 @@ export const routineDefinitionSchema = z.strictObject({
   cwd: z.string(requires("expected an absolute path"))
     .refine(isAbsoluteHostPath, requires("expected an absolute path")).optional(),
   model: boundedString(1, 64).optional(),
+  /** Overrides config `approvals.unattended` for this routine's runs (D18). */
+  approvals: z.enum(APPROVAL_POLICIES, requires('expected "ask", "deny" or "allow"')).optional(),
   tags: z.array(boundedString(1, 64), requires("expected an array of at most 32 strings"))
     .max(32, requires("expected an array of at most 32 strings")).optional(),
   outputTarget: z.record(z.string(), z.unknown(), requires("expected a JSON object")).optional(),

@@ -1,3 +1,4 @@
+import { DEFAULT_NOTIFY_ON } from "../notify/notify_command.ts";
 import { type Config, configSchema, DEFAULT_CONFIG } from "./schema.ts";
 import { ConfigError } from "./config_error.ts";
 
@@ -41,5 +42,9 @@ export function parseConfig(text: string, source: string): Config {
     maxLiveSessions: parsed.maxLiveSessions ?? DEFAULT_CONFIG.maxLiveSessions,
     idleTimeoutMinutes: parsed.idleTimeoutMinutes ?? DEFAULT_CONFIG.idleTimeoutMinutes,
     turnTimeoutMinutes: parsed.turnTimeoutMinutes ?? DEFAULT_CONFIG.turnTimeoutMinutes,
+    approvals: { ...DEFAULT_CONFIG.approvals, ...parsed.approvals },
+    notify: parsed.notify
+      ? { command: parsed.notify.command, on: parsed.notify.on ?? [...DEFAULT_NOTIFY_ON] }
+      : null,
   };
 }

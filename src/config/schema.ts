@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { PROTOCOLS } from "../agents/protocol.ts";
+import { APPROVAL_POLICIES, type ApprovalPolicy } from "../approvals/broker.ts";
+import { NOTIFY_EVENTS, type NotifyConfig } from "../notify/notify_command.ts";
 import { boundedText } from "../api/validate.ts";
 
 const HARNESS_ID = /^[a-z0-9][a-z0-9._-]{0,63}$/;
@@ -51,6 +53,15 @@ export const configSchema = z.strictObject({
   maxLiveSessions: z.int().min(1).max(10_000).optional(),
   idleTimeoutMinutes: minutes.optional(),
   turnTimeoutMinutes: minutes.optional(),
+  approvals: z.strictObject({
+    interactive: z.enum(APPROVAL_POLICIES).optional(),
+    unattended: z.enum(APPROVAL_POLICIES).optional(),
+    timeoutSeconds: z.number().positive().max(7 * 24 * 3600).optional(),
+  }).optional(),
+  notify: z.strictObject({
+    command: z.array(z.string().min(1)).min(1),
+    on: z.array(z.enum(NOTIFY_EVENTS)).optional(),
+  }).optional(),
 });
 
 /** The daemon's configuration with defaults applied. */
@@ -63,6 +74,10 @@ export interface Config {
   idleTimeoutMinutes: number;
   /** A turn with no answer from the agent for this long is interrupted (D16). */
   turnTimeoutMinutes: number;
+  /** Approval policies and the owner's time to answer (D18). */
+  approvals: { interactive: ApprovalPolicy; unattended: ApprovalPolicy; timeoutSeconds: number };
+  /** The owner's notification command (D21), or null. */
+  notify: NotifyConfig | null;
 }
 
 /** Defaults for a home without `config.json`. */
@@ -73,4 +88,6 @@ export const DEFAULT_CONFIG: Config = {
   maxLiveSessions: 64,
   idleTimeoutMinutes: 60,
   turnTimeoutMinutes: 30,
+  approvals: { interactive: "ask", unattended: "deny", timeoutSeconds: 600 },
+  notify: null,
 };

@@ -7,11 +7,18 @@ import type { Peer } from "./peer.ts";
  * never look at the transport themselves: the app asks these functions.
  */
 
-/** Automation actions a TCP peer may call (D10): health and scheduling diagnostics. */
+/**
+ * Owner-authority actions a TCP peer may still call (D10, D18): health and
+ * scheduling diagnostics, and the (redacted) list of pending approvals.
+ */
 export const TCP_AUTOMATION_ALLOWLIST: ReadonlySet<string> = new Set([
   "svc.automations.health",
   "svc.automations.runs",
+  "svc.sessions.approvals",
 ]);
+
+/** Action families that need owner authority (C4.1 rule 3, D18). */
+const OWNER_ACTION_PREFIXES = ["svc.automations.", "svc.sessions."];
 
 /**
  * D14: a TCP request must name the listener in `Host` (a loopback name with
@@ -37,11 +44,12 @@ export function requireOwner(peer: Peer, what: string): void {
 }
 
 /**
- * C4.1 rule 3: over TCP every `svc.automations.*` id outside the allowlist,
- * known or not, gets 403 `AUTHORITY_REQUIRED` before any validation.
+ * C4.1 rule 3 (and D18 for `svc.sessions.approve`): over TCP every
+ * `svc.automations.*` and `svc.sessions.*` id outside the allowlist, known
+ * or not, gets 403 `AUTHORITY_REQUIRED` before any validation.
  */
 export function checkActionAuthority(peer: Peer, action: string): void {
-  if (peer.owner || !action.startsWith("svc.automations.")) return;
+  if (peer.owner || !OWNER_ACTION_PREFIXES.some((prefix) => action.startsWith(prefix))) return;
   if (TCP_AUTOMATION_ALLOWLIST.has(action)) return;
   throw new ServiceError(
     "AUTHORITY_REQUIRED",

@@ -33,6 +33,12 @@ export const AUTOMATION_ACTIONS: readonly string[] = [
   "svc.automations.health",
 ];
 
+/** The session actions (D18): answer a permission request, list the pending ones. */
+export const SESSION_ACTIONS: readonly string[] = [
+  "svc.sessions.approve",
+  "svc.sessions.approvals",
+];
+
 /** Builds the records from the current harness probe results (D5's table). */
 export function capabilityRecords(harnesses: readonly HarnessStatus[]): CapabilityRecord[] {
   return [
@@ -49,8 +55,8 @@ export function capabilityRecords(harnesses: readonly HarnessStatus[]): Capabili
       label: "Harness sessions",
       owner: "core",
       status: "enabled",
-      policy: "none",
-      actions: [],
+      policy: "approval-required",
+      actions: [...SESSION_ACTIONS],
     },
     {
       id: "svc.automations",

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { invalidRequest, ServiceError } from "../api/errors.ts";
 import { boundedText, parseInput } from "../api/validate.ts";
 import { redactText } from "../events/redact.ts";
+import { APPROVAL_POLICIES } from "../approvals/broker.ts";
 
 const SHA256_DIGEST = /^sha256:[0-9a-f]{64}$/;
 const utf8Length = (text: string) => new TextEncoder().encode(text).length;
@@ -33,6 +34,8 @@ export const launchRequestSchema = z.strictObject({
   familiarId: boundedText(1, 64).optional(),
   /** Close a protocol session after its first turn (D16). */
   oneShot: z.boolean().optional(),
+  /** How permission requests are answered (D18); default config `approvals.interactive`. */
+  approvals: z.enum(APPROVAL_POLICIES).optional(),
   contextAdmission: contextAdmissionSchema.optional(),
 });
 

@@ -17,6 +17,7 @@ import {
   type PermissionRequest,
 } from "../agents/conversation.ts";
 import { type AdapterFactory, type AgentProtocolId, NO_USAGE } from "../agents/protocol.ts";
+import type { ApprovalPolicy } from "../approvals/broker.ts";
 import { type ExitStatus, killProcessGroup, type SpawnedProcess, type Spawner } from "./spawner.ts";
 
 /** Input queued for a child that is not reading stdin, at most (then 409). */
@@ -49,6 +50,8 @@ export interface LaunchSpec {
   origin: "api" | "automation";
   /** Close a protocol session after its first turn (D16; routine runs always are). */
   oneShot: boolean;
+  /** How the session's permission requests are answered (D18). */
+  approvals: ApprovalPolicy;
   routineId?: string;
   runId?: string;
 }
@@ -73,9 +76,10 @@ export interface SupervisorOptions {
   adapters: Readonly<Record<AgentProtocolId, AdapterFactory>>;
   /** Conversation timeouts (config `turnTimeoutMinutes`, `idleTimeoutMinutes`). */
   timeouts: () => ConversationTimeouts;
-  /** Answers agent permission requests (D18). */
+  /** Answers agent permission requests under the session's policy (D18: the broker). */
   decide: (
     sessionId: string,
+    policy: ApprovalPolicy,
     request: PermissionRequest,
     signal: AbortSignal,
   ) => Promise<PermissionDecision>;
@@ -153,6 +157,7 @@ export class Supervisor {
       agent_session_id: null,
       turns: 0,
       usage_json: spec.harness.protocol === "raw" ? null : JSON.stringify(NO_USAGE),
+      approvals: spec.harness.protocol === "raw" ? null : spec.approvals,
     };
     sessions.insert(row);
     events.open(row.id, 0);
@@ -198,7 +203,7 @@ export class Supervisor {
     if (protocol !== "raw") {
       const adapter = this.#options.adapters[protocol]({ cwd: spec.cwd, model: spec.model });
       live.conversation = new Conversation(adapter, {
-        io: this.#conversationIo(live),
+        io: this.#conversationIo(live, spec.approvals),
         clock,
         timeouts: this.#options.timeouts(),
         prompt: spec.prompt,
@@ -212,7 +217,7 @@ export class Supervisor {
   }
 
   /** What a conversation may do to its session: write lines, record events, update the row. */
-  #conversationIo(live: LiveSession): ConversationIo {
+  #conversationIo(live: LiveSession, approvals: ApprovalPolicy): ConversationIo {
     const { events, sessions, log } = this.#options;
     const sessionId = live.row.id;
     const encoder = new TextEncoder();
@@ -244,7 +249,7 @@ export class Supervisor {
           log.error("Cannot update the session record", { sessionId, error });
         }
       },
-      decide: (request, signal) => this.#options.decide(sessionId, request, signal),
+      decide: (request, signal) => this.#options.decide(sessionId, approvals, request, signal),
     };
   }
 

@@ -70,12 +70,14 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX runs_by_routine ON runs (routine_id, created_at DESC, id DESC);
   CREATE INDEX runs_by_status ON runs (status);
   `,
-  // 3: agent-native sessions (D16, D22): protocol, activity, agent session id, turns, usage.
+  // 3: agent-native sessions (D16, D18, D22): protocol, activity, agent session id, turns,
+  // usage, approval policy.
   `
   ALTER TABLE sessions ADD COLUMN protocol TEXT NOT NULL DEFAULT 'raw';
   ALTER TABLE sessions ADD COLUMN activity TEXT;
   ALTER TABLE sessions ADD COLUMN agent_session_id TEXT;
   ALTER TABLE sessions ADD COLUMN turns INTEGER NOT NULL DEFAULT 0;
   ALTER TABLE sessions ADD COLUMN usage_json TEXT;
+  ALTER TABLE sessions ADD COLUMN approvals TEXT;
   `,
 ];

@@ -1,6 +1,7 @@
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import type { Activity } from "../agents/conversation.ts";
 import type { ProtocolId, Usage } from "../agents/protocol.ts";
+import type { ApprovalPolicy } from "../approvals/broker.ts";
 
 /** Session statuses (D7); only `running` is live. */
 export const SESSION_STATUSES = ["running", "completed", "failed", "killed", "orphaned"] as const;
@@ -36,6 +37,8 @@ export interface SessionRow {
   turns: number;
   /** The session's summed usage as JSON (D22); null for raw sessions. */
   usage_json: string | null;
+  /** How permission requests are answered (D18); null for raw sessions. */
+  approvals: ApprovalPolicy | null;
 }
 
 /** The session record served by the API (D7, D16): no `pgid`, `usage` as an object. */
@@ -72,6 +75,7 @@ const COLUMNS = [
   "agent_session_id",
   "turns",
   "usage_json",
+  "approvals",
 ] as const;
 
 /** Session rows in SQLite. */

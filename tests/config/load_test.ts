@@ -10,6 +10,8 @@ Deno.test("parseConfig() applies defaults to an empty object", () => {
     maxLiveSessions: 64,
     idleTimeoutMinutes: 60,
     turnTimeoutMinutes: 30,
+    approvals: { interactive: "ask", unattended: "deny", timeoutSeconds: 600 },
+    notify: null,
   });
 });
 

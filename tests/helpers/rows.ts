@@ -27,5 +27,6 @@ export function runningSessionRow(id: string): SessionRow {
     agent_session_id: null,
     turns: 0,
     usage_json: null,
+    approvals: null,
   };
 }

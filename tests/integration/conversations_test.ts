@@ -83,7 +83,7 @@ Deno.test("a protocol session holds a two-turn conversation and closes completed
     assert.equal(record.agent_session_id, "fixture-session-1");
     assert.equal(record.turns, 2);
     assert.deepEqual(record.usage, {
-      inputTokens: 20,
+      inputTokens: 24, // 10 + 2 cache reads per turn: cached input counts as input (D22).
       outputTokens: 10,
       cachedInputTokens: 4,
       costUsd: 0.02,
@@ -110,7 +110,7 @@ Deno.test("a protocol session holds a two-turn conversation and closes completed
     assert.equal(lastTurn.turn, 2);
     assert.equal(lastTurn.result, "echo: second");
     assert.deepEqual(lastTurn.usage, {
-      inputTokens: 10,
+      inputTokens: 12,
       outputTokens: 5,
       cachedInputTokens: 2,
       costUsd: 0.01,
@@ -218,7 +218,7 @@ Deno.test("an agent that exits before its handshake fails the session with agent
 
 Deno.test("permission requests are denied by policy and recorded (D17, D18)", async () => {
   await withConversation(agentConfig(), async (t, project) => {
-    const id = await launch(t, project, { prompt: "ask Bash touch x" });
+    const id = await launch(t, project, { prompt: "ask Bash touch x", approvals: "deny" });
     const [turn] = await waitForKind(t, id, "agent.turn", 1);
     assert.equal(turn.status, "completed");
     assert.match(turn.result as string, /^denied: /);

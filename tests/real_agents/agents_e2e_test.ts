@@ -17,6 +17,8 @@ type Json = Record<string, unknown>;
 
 /** Short enough to test, long enough for a CLI's start-up on a busy 2-core machine. */
 const TURN_TIMEOUT_MINUTES = 0.2;
+/** Long enough for the test to answer a request it polls for. */
+const APPROVAL_TIMEOUT_SECONDS = 6;
 
 /** The main-conversation requests the provider received from index `from` on. */
 function mainRequests(d: AgentDaemon, from: number): RecordedRequest[] {
@@ -102,7 +104,7 @@ async function interrupted(d: AgentDaemon): Promise<void> {
 
 async function permissionDenied(d: AgentDaemon, cli: Harness): Promise<void> {
   d.provider.script([{ toolCall: SHELL_TOOL_CALLS[cli] }, { text: "done" }]);
-  const id = await d.launch({ prompt: "create a file", oneShot: true });
+  const id = await d.launch({ prompt: "create a file", oneShot: true, approvals: "deny" });
   const ended = await d.waitForEnd(id);
   const [request] = await d.waitForKind(id, "agent.permission", 1);
   assert.equal(typeof request.requestId, "string");
@@ -113,6 +115,54 @@ async function permissionDenied(d: AgentDaemon, cli: Harness): Promise<void> {
   assert.equal(ended.status, "completed");
   await assert.rejects(Deno.stat(join(d.project, "created.txt")), "the tool never ran");
   d.provider.clearScript(); // opencode ends the turn at the denial, without asking for "done".
+}
+
+/**
+ * The owner's answer through the broker (issue 10, D18): `allow` runs the
+ * tool (its file exists), `deny` does not, no answer is denied by timeout,
+ * and policy `allow` runs it without asking. The pending list ends empty.
+ */
+async function ownerDecides(
+  d: AgentDaemon,
+  cli: Harness,
+  answer: "allow" | "deny" | "timeout" | "policy-allow",
+): Promise<void> {
+  const file = join(d.project, "created.txt");
+  await Deno.remove(file).catch(() => {});
+  d.provider.script([{ toolCall: SHELL_TOOL_CALLS[cli] }, { text: "done" }]);
+  const policy = answer === "policy-allow" ? "allow" : "ask";
+  const id = await d.launch({ prompt: "create a file", oneShot: true, approvals: policy });
+  const [request] = await d.waitForKind(id, "agent.permission", 1);
+  if (answer === "allow" || answer === "deny") {
+    const listed = await d.act("svc.sessions.approvals", { sessionId: id });
+    assert.deepEqual(
+      (listed.result as { approvals: Json[] }).approvals.map((a) => a.requestId),
+      [request.requestId],
+    );
+    const approved = await d.act("svc.sessions.approve", {
+      sessionId: id,
+      requestId: request.requestId,
+      decision: answer,
+    });
+    assert.equal(approved.ok, true, JSON.stringify(approved));
+  }
+  const ended = await d.waitForEnd(id);
+  const [resolved] = await d.waitForKind(id, "agent.permission.resolved", 1);
+  const expected = {
+    allow: ["allow", "owner"],
+    deny: ["deny", "owner"],
+    timeout: ["deny", "timeout"],
+    "policy-allow": ["allow", "policy"],
+  }[answer];
+  assert.deepEqual([resolved.decision, resolved.by], expected);
+  const [turn] = await d.waitForKind(id, "agent.turn", 1);
+  assert.equal(turn.status, "completed", JSON.stringify(turn));
+  assert.equal(ended.status, "completed");
+  const ran = await Deno.stat(file).then(() => true, () => false);
+  assert.equal(ran, expected[0] === "allow", "the tool ran exactly when allowed");
+  const pending = await d.act("svc.sessions.approvals", {});
+  assert.deepEqual((pending.result as { approvals: Json[] }).approvals, []);
+  d.provider.clearScript();
 }
 
 async function turnTimeout(d: AgentDaemon): Promise<void> {
@@ -169,7 +219,10 @@ for (const cli of HARNESSES) {
     async (t) => {
       requireAgent(cli);
       await using d = await startAgentDaemon(cli, {
-        config: { turnTimeoutMinutes: TURN_TIMEOUT_MINUTES },
+        config: {
+          turnTimeoutMinutes: TURN_TIMEOUT_MINUTES,
+          approvals: { timeoutSeconds: APPROVAL_TIMEOUT_SECONDS },
+        },
       });
       const model = cli === "gemini" ? "gemini-2.5-flash" : null;
       await t.step(
@@ -181,6 +234,12 @@ for (const cli of HARNESSES) {
         "a tool call that asks permission is denied by policy",
         () => permissionDenied(d, cli),
       );
+      for (const answer of ["allow", "deny", "timeout", "policy-allow"] as const) {
+        await t.step(
+          `a permission request answered: ${answer}`,
+          () => ownerDecides(d, cli, answer),
+        );
+      }
       await t.step("a provider that never answers: the turn times out", () => turnTimeout(d));
       await t.step("a one-shot routine run succeeds", () => routineRun(d, model));
     },

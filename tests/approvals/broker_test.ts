@@ -1,0 +1,73 @@
+import assert from "node:assert/strict";
+import { ApprovalBroker } from "../../src/approvals/broker.ts";
+import { FakeClock } from "../fakes/clock.ts";
+
+const request = { requestId: "r1", tool: "Bash", summary: "Bash: ls", options: [] };
+const never = new AbortController().signal;
+
+function broker(onPending?: () => void) {
+  const clock = new FakeClock(Date.parse("2026-11-23T10:00:00Z"));
+  return { clock, broker: new ApprovalBroker({ clock, timeoutMs: () => 1000, onPending }) };
+}
+
+Deno.test("ApprovalBroker answers deny and allow policies at once, without listing them", async () => {
+  const { broker: b } = broker(() => assert.fail("no notification for a policy answer"));
+  assert.deepEqual(
+    { ...await b.decide("s1", "allow", request, never), message: null },
+    { decision: "allow", remember: false, message: null, by: "policy" },
+  );
+  assert.equal((await b.decide("s1", "deny", request, never)).by, "policy");
+  assert.deepEqual(b.list(), []);
+});
+
+Deno.test("ApprovalBroker keeps an ask request pending until the owner answers, once", async () => {
+  let notified = 0;
+  const { broker: b } = broker(() => notified++);
+  const decided = b.decide("s1", "ask", request, never);
+  assert.equal(notified, 1);
+  assert.deepEqual(b.list("s1"), [{
+    sessionId: "s1",
+    requestId: "r1",
+    tool: "Bash",
+    summary: "Bash: ls",
+    requestedAt: "2026-11-23T10:00:00.000Z",
+    expiresAt: "2026-11-23T10:00:01.000Z",
+  }]);
+  assert.deepEqual(b.list("s2"), []);
+  b.answer("s1", "r1", { decision: "allow", remember: true, message: null });
+  assert.deepEqual(await decided, {
+    decision: "allow",
+    remember: true,
+    message: null,
+    by: "owner",
+  });
+  assert.throws(
+    () => b.answer("s1", "r1", { decision: "deny", remember: false, message: null }),
+    (error: { code: string; status: number }) =>
+      error.code === "approval_not_pending" && error.status === 409,
+  );
+  assert.throws(
+    () => b.answer("s1", "r2", { decision: "deny", remember: false, message: null }),
+    (error: { code: string; status: number }) =>
+      error.code === "approval_not_found" && error.status === 404,
+  );
+});
+
+Deno.test("ApprovalBroker denies by timeout, and as ended when the session's signal aborts", async () => {
+  const { clock, broker: b } = broker();
+  const timedOut = b.decide("s1", "ask", request, never);
+  await clock.advance(999);
+  assert.equal(b.list().length, 1);
+  await clock.advance(1);
+  assert.equal((await timedOut).by, "timeout");
+  assert.equal(clock.pending, 0, "no timer left behind");
+
+  const abort = new AbortController();
+  const ended = b.decide("s1", "ask", { ...request, requestId: "r2" }, abort.signal);
+  abort.abort();
+  assert.deepEqual([(await ended).decision, (await ended).by], ["deny", "ended"]);
+  assert.equal(clock.pending, 0);
+  assert.deepEqual(b.list(), []);
+  const already = await b.decide("s1", "ask", { ...request, requestId: "r3" }, abort.signal);
+  assert.equal(already.by, "ended");
+});

@@ -1,0 +1,306 @@
+/**
+ * The approval broker end to end through the real socket (issue 10, D18):
+ * the scripted stream-json agent asks permission ("ask TOOL CMD"), the owner
+ * answers with `svc.sessions.approve`. The real CLIs: tests/real_agents.
+ */
+import assert from "node:assert/strict";
+import { freePort, startTestDaemon, type TestDaemon, waitForEnd } from "../helpers/daemon.ts";
+import { removeTree, tempHome } from "../helpers/home.ts";
+import { httpRequest, rawHttp } from "../helpers/http.ts";
+
+type Json = Record<string, unknown>;
+// deno-lint-ignore no-explicit-any
+type Any = any;
+const agentScript = new URL("../fixtures/stream_json_agent.ts", import.meta.url).pathname;
+
+function config(extra: Json = {}): Json {
+  return {
+    harnesses: {
+      agent: { command: [Deno.execPath(), "run", "-A", agentScript], protocol: "claude" },
+    },
+    ...extra,
+  };
+}
+
+async function withDaemon(
+  extra: Json,
+  fn: (t: TestDaemon, project: string) => Promise<void>,
+  options: { tcpPort?: number } = {},
+): Promise<void> {
+  await using t = await startTestDaemon({
+    configJson: config(extra),
+    ...(options.tcpPort ? { tcp: { hostname: "127.0.0.1", port: options.tcpPort } } : {}),
+  });
+  const project = await Deno.realPath(await tempHome());
+  try {
+    await fn(t, project);
+  } finally {
+    await removeTree(project);
+  }
+}
+
+async function launch(t: TestDaemon, project: string, body: Json): Promise<string> {
+  const response = await t.client.post<Json>("/sessions", {
+    projectRoot: project,
+    harness: "agent",
+    prompt: "ask Bash touch created.txt",
+    ...body,
+  });
+  assert.equal(response.status, 201, JSON.stringify(response.body));
+  return response.body.id as string;
+}
+
+async function act(t: TestDaemon, action: string, fields: Json): Promise<Any> {
+  const response = await t.client.post<Json>("/actions", { action, ...fields });
+  return { ...response.body, http: response.status };
+}
+
+/** Payloads of a session's events of `kind`, once there are `count`. */
+async function waitForKind(t: TestDaemon, id: string, kind: string, count = 1): Promise<Json[]> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const page = await t.client.get<{ events: Json[] }>(`/sessions/${id}/events?kinds=${kind}`);
+    if (page.body.events.length >= count) {
+      return page.body.events.map((event) => JSON.parse(event.payload_json as string));
+    }
+    assert.ok(Date.now() < deadline, `no ${kind} in time`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+Deno.test("ask → the owner allows; the request is listed while pending (D18)", async () => {
+  await withDaemon({}, async (t, project) => {
+    const id = await launch(t, project, { approvals: "ask" });
+    const [request] = await waitForKind(t, id, "agent.permission");
+    const record = (await t.client.get<Json>(`/sessions/${id}`)).body;
+    assert.equal(record.approvals, "ask");
+    assert.equal(record.activity, "waiting_approval");
+    const listed = await act(t, "svc.sessions.approvals", {});
+    assert.equal(listed.http, 200);
+    assert.equal(listed.result.approvals.length, 1);
+    const pending = listed.result.approvals[0];
+    assert.deepEqual(
+      { sessionId: pending.sessionId, requestId: pending.requestId, tool: pending.tool },
+      { sessionId: id, requestId: request.requestId, tool: "Bash" },
+    );
+    assert.equal(pending.summary, "Bash: touch created.txt");
+    assert.ok(Date.parse(pending.expiresAt) - Date.parse(pending.requestedAt) === 600_000);
+
+    const approved = await act(t, "svc.sessions.approve", {
+      sessionId: id,
+      requestId: request.requestId,
+      decision: "allow",
+    });
+    assert.equal(approved.http, 200, JSON.stringify(approved));
+    assert.deepEqual(approved.result, {
+      sessionId: id,
+      requestId: request.requestId,
+      decision: "allow",
+    });
+    const [turn] = await waitForKind(t, id, "agent.turn");
+    assert.equal(turn.result, "allowed");
+    const [resolved] = await waitForKind(t, id, "agent.permission.resolved");
+    assert.deepEqual(resolved, { requestId: request.requestId, decision: "allow", by: "owner" });
+    assert.deepEqual((await act(t, "svc.sessions.approvals", { sessionId: id })).result, {
+      approvals: [],
+    });
+    assert.equal((await t.client.get<Json>(`/sessions/${id}`)).body.activity, "idle");
+  });
+});
+
+Deno.test("ask → the owner denies with a message; the agent gets it and goes on (D18)", async () => {
+  await withDaemon({}, async (t, project) => {
+    const id = await launch(t, project, {});
+    const [request] = await waitForKind(t, id, "agent.permission");
+    const denied = await act(t, "svc.sessions.approve", {
+      sessionId: id,
+      requestId: request.requestId,
+      decision: "deny",
+      message: "not in this repo",
+    });
+    assert.equal(denied.http, 200);
+    const [turn] = await waitForKind(t, id, "agent.turn");
+    assert.equal(turn.status, "completed");
+    assert.equal(turn.result, "denied: not in this repo");
+  });
+});
+
+Deno.test("ask → nobody answers: denied by timeout, the turn completes (D18)", async () => {
+  await withDaemon({ approvals: { timeoutSeconds: 0.2 } }, async (t, project) => {
+    const id = await launch(t, project, {});
+    const [resolved] = await waitForKind(t, id, "agent.permission.resolved");
+    assert.equal(resolved.by, "timeout");
+    assert.equal(resolved.decision, "deny");
+    const [turn] = await waitForKind(t, id, "agent.turn");
+    assert.equal(turn.status, "completed");
+  });
+});
+
+Deno.test("policies deny and allow answer at once; config sets the default (D18)", async () => {
+  await withDaemon({ approvals: { interactive: "allow" } }, async (t, project) => {
+    const allowed = await launch(t, project, {});
+    assert.equal((await waitForKind(t, allowed, "agent.turn"))[0].result, "allowed");
+    assert.deepEqual((await waitForKind(t, allowed, "agent.permission.resolved"))[0].by, "policy");
+    const denied = await launch(t, project, { approvals: "deny" });
+    assert.match((await waitForKind(t, denied, "agent.turn"))[0].result as string, /^denied: /);
+    const bad = await t.client.post<Any>("/sessions", {
+      projectRoot: project,
+      harness: "agent",
+      prompt: "x",
+      approvals: "sometimes",
+    });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.error.details.field, "approvals");
+  });
+});
+
+Deno.test("20 concurrent answers to one request: exactly one wins (D18)", async () => {
+  await withDaemon({}, async (t, project) => {
+    const id = await launch(t, project, {});
+    const [request] = await waitForKind(t, id, "agent.permission");
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        act(t, "svc.sessions.approve", {
+          sessionId: id,
+          requestId: request.requestId,
+          decision: i % 2 === 0 ? "allow" : "deny",
+        })),
+    );
+    const statuses = answers.map((answer) => answer.http).sort();
+    assert.deepEqual(statuses, [200, ...Array(19).fill(409)]);
+    for (const answer of answers.filter((answer) => answer.http === 409)) {
+      assert.equal(answer.error.code, "approval_not_pending");
+    }
+    assert.equal((await waitForKind(t, id, "agent.permission.resolved")).length, 1);
+  });
+});
+
+Deno.test("a kill resolves pending requests as ended; answering then is 409, unknown 404 (D18)", async () => {
+  await withDaemon({}, async (t, project) => {
+    const id = await launch(t, project, {});
+    const [request] = await waitForKind(t, id, "agent.permission");
+    await t.client.post(`/sessions/${id}/kill`, {});
+    await waitForEnd(t.client, id);
+    const [resolved] = await waitForKind(t, id, "agent.permission.resolved");
+    assert.deepEqual([resolved.decision, resolved.by], ["deny", "ended"]);
+    const late = await act(t, "svc.sessions.approve", {
+      sessionId: id,
+      requestId: request.requestId,
+      decision: "allow",
+    });
+    assert.equal(late.http, 409);
+    assert.equal(late.error.code, "approval_not_pending");
+    const unknown = await act(t, "svc.sessions.approve", {
+      sessionId: id,
+      requestId: "nope",
+      decision: "allow",
+    });
+    assert.equal(unknown.http, 404);
+    assert.equal(unknown.error.code, "approval_not_found");
+    const invalid = await act(t, "svc.sessions.approve", { sessionId: id, decision: "maybe" });
+    assert.equal(invalid.http, 400);
+  });
+});
+
+Deno.test("an interrupt resolves the pending request as ended (D18)", async () => {
+  await withDaemon({}, async (t, project) => {
+    const id = await launch(t, project, {});
+    await waitForKind(t, id, "agent.permission");
+    await t.client.post(`/sessions/${id}/interrupt`, {});
+    const [resolved] = await waitForKind(t, id, "agent.permission.resolved");
+    assert.equal(resolved.by, "ended");
+    await t.client.post(`/sessions/${id}/kill`, {});
+    await waitForEnd(t.client, id);
+  });
+});
+
+Deno.test("over TCP approve is 403 AUTHORITY_REQUIRED before validation; the list is readable (D18)", async () => {
+  const port = freePort();
+  await withDaemon({}, async (t) => {
+    const tcp = (body: Json) =>
+      rawHttp(
+        { hostname: "127.0.0.1", port },
+        httpRequest("POST", "/api/v1/actions", {
+          host: `127.0.0.1:${port}`,
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(body),
+        }),
+      );
+    for (const body of [{ action: "svc.sessions.approve" }, { action: "svc.sessions.x", y: 1 }]) {
+      const response = await tcp(body);
+      assert.equal(response.status, 403);
+      assert.equal((response.body as Any).error.code, "AUTHORITY_REQUIRED");
+    }
+    const list = await tcp({ action: "svc.sessions.approvals" });
+    assert.equal(list.status, 200);
+    const capabilities = (await t.client.get<Any>("/capabilities")).body.capabilities;
+    const sessions = capabilities.find((c: Json) => c.id === "svc.sessions");
+    assert.deepEqual(sessions.actions, ["svc.sessions.approve", "svc.sessions.approvals"]);
+    assert.equal(sessions.policy, "approval-required");
+  }, { tcpPort: port });
+});
+
+Deno.test("a pending request runs notify.command with its details, no shell (D18, D21)", async () => {
+  const out = await Deno.makeTempFile();
+  const script = await Deno.makeTempFile({ suffix: ".ts" });
+  await Deno.writeTextFile(
+    script,
+    `const keys = ["SVC_EVENT", "SVC_SESSION_ID", "SVC_REQUEST_ID", "SVC_TOOL", "SVC_SUMMARY"];
+     await Deno.writeTextFile(Deno.args[0], JSON.stringify(Object.fromEntries(keys.map((k) => [k, Deno.env.get(k)]))));`,
+  );
+  try {
+    const notify = { command: [Deno.execPath(), "run", "-A", script, out] };
+    await withDaemon({ notify }, async (t, project) => {
+      const id = await launch(t, project, {});
+      const [request] = await waitForKind(t, id, "agent.permission");
+      const deadline = Date.now() + 20_000;
+      let written = "";
+      while ((written = await Deno.readTextFile(out)) === "") {
+        assert.ok(Date.now() < deadline, "the notification never ran");
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.deepEqual(JSON.parse(written), {
+        SVC_EVENT: "approval.requested",
+        SVC_SESSION_ID: id,
+        SVC_REQUEST_ID: request.requestId,
+        SVC_TOOL: "Bash",
+        SVC_SUMMARY: "Bash: touch created.txt",
+      });
+      await t.client.post(`/sessions/${id}/kill`, {});
+      await waitForEnd(t.client, id);
+    });
+  } finally {
+    await Deno.remove(out);
+    await Deno.remove(script);
+  }
+});
+
+Deno.test("an unattended routine run meets a request: denied by policy, the run finishes (D18)", async () => {
+  await withDaemon({}, async (t, project) => {
+    const created = await act(t, "svc.automations.create", {
+      definition: {
+        schemaVersion: 1,
+        id: "asker",
+        name: "Asker",
+        status: "PAUSED",
+        rrule: "FREQ=DAILY;BYHOUR=3",
+        timezone: "utc",
+        misfire: "latest",
+        overlap: "forbid",
+        timeoutMinutes: 5,
+        runtime: "agent",
+        prompt: "ask Bash touch created.txt",
+        cwd: project,
+      },
+    });
+    assert.equal(created.http, 200, JSON.stringify(created));
+    const run = await act(t, "svc.automations.run", { id: "asker" });
+    const sessionId = run.result.sessionId as string;
+    assert.equal((await waitForEnd(t.client, sessionId)).approvals, "deny");
+    const [resolved] = await waitForKind(t, sessionId, "agent.permission.resolved");
+    assert.deepEqual([resolved.decision, resolved.by], ["deny", "policy"]);
+    await t.daemon.runner.settled();
+    const runs = await act(t, "svc.automations.runs", { id: "asker" });
+    assert.equal(runs.result.runs[0].status, "succeeded");
+  });
+});
