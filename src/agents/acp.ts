@@ -189,7 +189,8 @@ export function createAcpAdapter(context: AdapterContext): ProtocolAdapter {
     if (method === "session/prompt") return endTurn(result, error);
     if (error !== null) {
       const text = str(error.message) ?? "Unknown error";
-      const fatal = method === "initialize" || method === "session/new";
+      // A session that cannot start, or cannot use the model asked for, is not worth keeping.
+      const fatal = method !== "session/prompt";
       return [{ type: "error", message: `Agent refused "${method}": ${text}`, fatal }];
     }
     if (method === "initialize") {
@@ -202,14 +203,25 @@ export function createAcpAdapter(context: AdapterContext): ProtocolAdapter {
       if (sessionId === null) {
         return [{ type: "error", message: "Agent created a session without an id", fatal: true }];
       }
-      return [{
-        type: "ready",
-        agentSessionId: sessionId,
-        model: sessionModel(result) ?? context.model,
-        agentVersion,
-      }];
+      const current = sessionModel(result);
+      const configId = modelConfigId(result);
+      if (context.model !== null && current !== context.model && configId !== null) {
+        // The agent takes its model as a session config option (opencode): set it first.
+        const next = request("session/set_config_option", {
+          sessionId,
+          configId,
+          value: context.model,
+        });
+        return [{ type: "write", line: next.line }];
+      }
+      return [ready(current ?? context.model)];
     }
+    if (method === "session/set_config_option") return [ready(context.model)];
     return [];
+  }
+
+  function ready(model: string | null): AdapterStep {
+    return { type: "ready", agentSessionId: sessionId, model, agentVersion };
   }
 
   function endTurn(result: Json, error: Json | null): AdapterStep[] {
@@ -360,11 +372,17 @@ function summarize(toolCall: Json): string | null {
 
 /** The model of a new session: `models.currentModelId` (gemini) or the model config option (opencode). */
 function sessionModel(result: Json): string | null {
-  const current = str(obj(result.models)?.currentModelId);
-  if (current !== null) return current;
+  return str(obj(result.models)?.currentModelId) ?? str(modelOption(result)?.currentValue);
+}
+
+/** The id of the session's model config option, when the agent offers one. */
+function modelConfigId(result: Json): string | null {
+  return str(modelOption(result)?.id);
+}
+
+function modelOption(result: Json): Json | null {
   const options = Array.isArray(result.configOptions) ? result.configOptions.map(obj) : [];
-  const model = options.find((option) => option?.category === "model" || option?.id === "model");
-  return str(model?.currentValue);
+  return options.find((option) => option?.category === "model" || option?.id === "model") ?? null;
 }
 
 function costOf(value: unknown): number | null {

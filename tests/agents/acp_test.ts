@@ -437,3 +437,46 @@ Deno.test("ACP transcripts: svc writes the lines the recorder proved", async () 
     }
   }
 });
+
+Deno.test("createAcpAdapter() sets the asked model through the model config option first", () => {
+  const model = { id: "model", category: "model", currentValue: "a/default" };
+  const asking = () => {
+    const adapter = createAcpAdapter({ cwd: "/work", model: "fake/other" });
+    adapter.start();
+    const steps = feed(adapter, { id: 1, result: { protocolVersion: 1 } }, {
+      id: 2,
+      result: { sessionId: SESSION, configOptions: [model] },
+    });
+    return { adapter, steps };
+  };
+  const { adapter, steps } = asking();
+  assertDeep(stepsOf(steps, "ready"), []);
+  const write = stepsOf(steps, "write").at(-1)!;
+  assertDeep(parse(write.line), {
+    jsonrpc: "2.0",
+    id: 3,
+    method: "session/set_config_option",
+    params: { sessionId: SESSION, configId: "model", value: "fake/other" },
+  });
+  const [ready] = stepsOf(feed(adapter, { id: 3, result: { configOptions: [] } }), "ready");
+  assertDeep([ready.agentSessionId, ready.model], [SESSION, "fake/other"]);
+
+  const refused = asking().adapter;
+  const [error] = stepsOf(
+    feed(refused, { id: 3, error: { code: -32602, message: "model not found: fake/other" } }),
+    "error",
+  );
+  assertDeep([error.fatal, error.message], [
+    true,
+    'Agent refused "session/set_config_option": model not found: fake/other',
+  ]);
+
+  // Already on the asked model (gemini takes it as an argument): ready at once.
+  const same = createAcpAdapter({ cwd: "/work", model: "a/default" });
+  same.start();
+  const direct = feed(same, { id: 1, result: {} }, {
+    id: 2,
+    result: { sessionId: SESSION, configOptions: [model] },
+  });
+  assertEquals(stepsOf(direct, "ready")[0].model, "a/default");
+});
