@@ -18,6 +18,7 @@ import { Supervisor } from "./sessions/supervisor.ts";
 import { ADAPTERS } from "./agents/adapters.ts";
 import type { ConversationTimeouts } from "./agents/conversation.ts";
 import { ApprovalBroker } from "./approvals/broker.ts";
+import { DaemonFeed } from "./events/daemon_feed.ts";
 import { commandNotifier, notify } from "./notify/notify_command.ts";
 import { denoSpawner, type Spawner } from "./sessions/spawner.ts";
 import { prepareLaunch } from "./api/sessions.ts";
@@ -120,16 +121,30 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     capabilities.refresh().catch((error) => log.error("Probing harnesses failed", { error }));
     await capabilities.found();
 
+    const feed = new DaemonFeed();
     const notifier = commandNotifier(log);
     const approvals = new ApprovalBroker({
       clock,
       timeoutMs: () => config.approvals.timeoutSeconds * 1000,
-      onPending: (approval) =>
+      onPending: (approval) => {
+        feed.publish("approval.requested", {
+          sessionId: approval.sessionId,
+          requestId: approval.requestId,
+          tool: approval.tool,
+        });
         void notify(config.notify, notifier, "approval.requested", {
           SVC_SESSION_ID: approval.sessionId,
           SVC_REQUEST_ID: approval.requestId,
           SVC_TOOL: approval.tool,
           SVC_SUMMARY: approval.summary,
+        });
+      },
+      onResolved: (approval, decision) =>
+        feed.publish("approval.resolved", {
+          sessionId: approval.sessionId,
+          requestId: approval.requestId,
+          decision: decision.decision,
+          by: decision.by,
         }),
     });
     const supervisor = new Supervisor({
@@ -142,6 +157,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       artifactsDir: config.rawArtifacts ? paths.artifacts : null,
       adapters: ADAPTERS,
       timeouts: () => conversationTimeouts(config),
+      publish: (kind, data) => feed.publish(kind, data),
       decide: (sessionId, policy, request, signal) =>
         approvals.decide(sessionId, policy, request, signal),
     });
@@ -169,6 +185,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       runs: runsStore,
       clock,
       log,
+      publish: (kind, data) => feed.publish(kind, data),
       kill: (sessionId) => {
         try {
           supervisor.kill(sessionId, "SIGTERM");
@@ -243,8 +260,22 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         requestShutdown: () => setTimeout(() => daemon.stop(), 0),
       },
       sessions: sessionDeps,
-      actions: { routines: routineService, scheduler, capabilities, approvals },
+      actions: {
+        routines: routineService,
+        scheduler,
+        capabilities,
+        approvals,
+        changed: (action) => feed.publish("automations.changed", { action }),
+      },
       events: { sessions, events: eventsStore, log: eventLog, stopping: stopping.signal },
+      streams: {
+        sessions,
+        events: eventsStore,
+        log: eventLog,
+        feed,
+        maxStreams: () => config.maxStreams,
+        stopping: stopping.signal,
+      },
       artifacts: {
         sessions,
         rawArtifacts: () => config.rawArtifacts,

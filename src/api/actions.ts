@@ -17,6 +17,8 @@ export interface ActionDeps {
   readonly scheduler: Scheduler;
   readonly capabilities: CapabilityRegistry;
   readonly approvals: ApprovalBroker;
+  /** A routine was created, updated, deleted or imported (the daemon-wide feed, D19). */
+  readonly changed: (action: string) => void;
 }
 
 /** What an executor returns: the event kind, its payload and the versioned `result`. */
@@ -126,6 +128,14 @@ function actionTable(deps: ActionDeps): Record<string, ActionDefinition> {
   };
 }
 
+/** Actions that change the routines (the others only read or run them). */
+const CHANGING_ACTIONS: ReadonlySet<string> = new Set([
+  "svc.automations.create",
+  "svc.automations.update",
+  "svc.automations.delete",
+  "svc.automations.import",
+]);
+
 const envelopeSchema = z.object({
   action: z.string({ error: "is required" }).min(1),
   origin: z.string().optional(),
@@ -182,6 +192,7 @@ export function actionRoutes(deps: ActionDeps): Route[] {
         body,
       );
       const outcome = await action.run(input);
+      if (CHANGING_ACTIONS.has(envelope.action)) deps.changed(envelope.action);
       return jsonResponse({
         ok: true,
         accepted: true,

@@ -6,6 +6,7 @@ import { type ActionDeps, actionRoutes } from "./actions.ts";
 import { type ArtifactDeps, artifactRoutes } from "./artifacts.ts";
 import { type EventDeps, eventRoutes } from "./events.ts";
 import { type SessionDeps, sessionRoutes } from "./sessions.ts";
+import { type StreamDeps, streamRoutes } from "./streams.ts";
 import { type SystemDeps, systemRoutes } from "./system.ts";
 
 /** What every route family needs, gathered by the daemon. */
@@ -13,6 +14,7 @@ export interface RouteDeps {
   readonly system: SystemDeps;
   readonly sessions: SessionDeps;
   readonly events: EventDeps;
+  readonly streams: StreamDeps;
   readonly artifacts: ArtifactDeps;
   readonly actions: ActionDeps;
 }
@@ -26,6 +28,7 @@ export function buildRoutes(deps: RouteDeps): Route[] {
   const routes: Route[] = [
     ...systemRoutes(deps.system),
     ...sessionRoutes(deps.sessions),
+    ...streamRoutes(deps.streams),
     ...eventRoutes(deps.events),
     ...artifactRoutes(deps.artifacts),
     ...actionRoutes(deps.actions),

@@ -45,8 +45,10 @@ export interface BrokerOptions {
   clock: Clock;
   /** How long an `ask` request waits for the owner (config `approvals.timeoutSeconds`). */
   timeoutMs: () => number;
-  /** Called once a request starts waiting for the owner (the notification hook). */
+  /** Called once a request starts waiting for the owner (the notification hook, the feed). */
   onPending?: (approval: PendingApproval) => void;
+  /** Called once a waiting request is resolved, however. */
+  onResolved?: (approval: PendingApproval, decision: PermissionDecision) => void;
 }
 
 /** Pending owner decisions, keyed by session and request. */
@@ -101,6 +103,7 @@ export class ApprovalBroker {
           this.#remember(key);
           timer.abort();
           signal.removeEventListener("abort", onAbort);
+          this.#options.onResolved?.(approval, decision);
           resolve(decision);
         },
       };

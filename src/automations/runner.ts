@@ -20,6 +20,8 @@ export interface RunnerOptions {
   launch: RunLaunch;
   /** Ends a session that ran past its routine's `timeoutMinutes`. */
   kill: (sessionId: string) => void;
+  /** Tells the daemon-wide feed (D19) that a run started or ended. */
+  publish?: (kind: "run.started" | "run.ended", data: Record<string, unknown>) => void;
 }
 
 /**
@@ -59,6 +61,11 @@ export class Runner {
       }, known ? error.details.sessionId as string | undefined : undefined);
     }
     runs.update(run.id, { sessionId: launched.sessionId, startedAt: isoTime(clock.now()) });
+    this.#options.publish?.("run.started", {
+      runId: run.id,
+      routineId: routine.id,
+      sessionId: launched.sessionId,
+    });
     const tracking = this.#track(run.id, routine, launched.sessionId, launched.ended);
     this.#tracking.add(tracking);
     tracking.finally(() => this.#tracking.delete(tracking));
@@ -135,6 +142,13 @@ export class Runner {
       leaseExpiresAt: null,
       ...(sessionId === undefined ? {} : { sessionId }),
     });
-    return runs.get(runId)!;
+    const ended = runs.get(runId)!;
+    this.#options.publish?.("run.ended", {
+      runId,
+      routineId: ended.routineId,
+      sessionId: ended.sessionId,
+      status,
+    });
+    return ended;
   }
 }

@@ -40,6 +40,7 @@ export function parseConfig(text: string, source: string): Config {
     harnesses: parsed.harnesses ?? {},
     rawArtifacts: parsed.rawArtifacts ?? DEFAULT_CONFIG.rawArtifacts,
     maxLiveSessions: parsed.maxLiveSessions ?? DEFAULT_CONFIG.maxLiveSessions,
+    maxStreams: parsed.maxStreams ?? DEFAULT_CONFIG.maxStreams,
     idleTimeoutMinutes: parsed.idleTimeoutMinutes ?? DEFAULT_CONFIG.idleTimeoutMinutes,
     turnTimeoutMinutes: parsed.turnTimeoutMinutes ?? DEFAULT_CONFIG.turnTimeoutMinutes,
     approvals: { ...DEFAULT_CONFIG.approvals, ...parsed.approvals },

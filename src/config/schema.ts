@@ -51,6 +51,7 @@ export const configSchema = z.strictObject({
   ).optional(),
   rawArtifacts: z.boolean().optional(),
   maxLiveSessions: z.int().min(1).max(10_000).optional(),
+  maxStreams: z.int().min(1).max(10_000).optional(),
   idleTimeoutMinutes: minutes.optional(),
   turnTimeoutMinutes: minutes.optional(),
   approvals: z.strictObject({
@@ -70,6 +71,8 @@ export interface Config {
   harnesses: Record<string, z.output<typeof harnessSchema>>;
   rawArtifacts: boolean;
   maxLiveSessions: number;
+  /** Server-Sent Event streams open at once (D19). */
+  maxStreams: number;
   /** A conversation with no turn or input for this long is closed (D16). */
   idleTimeoutMinutes: number;
   /** A turn with no answer from the agent for this long is interrupted (D16). */
@@ -86,6 +89,7 @@ export const DEFAULT_CONFIG: Config = {
   harnesses: {},
   rawArtifacts: false,
   maxLiveSessions: 64,
+  maxStreams: 256,
   idleTimeoutMinutes: 60,
   turnTimeoutMinutes: 30,
   approvals: { interactive: "ask", unattended: "deny", timeoutSeconds: 600 },

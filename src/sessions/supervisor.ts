@@ -76,6 +76,8 @@ export interface SupervisorOptions {
   adapters: Readonly<Record<AgentProtocolId, AdapterFactory>>;
   /** Conversation timeouts (config `turnTimeoutMinutes`, `idleTimeoutMinutes`). */
   timeouts: () => ConversationTimeouts;
+  /** Tells the daemon-wide feed (D19) that a session was created or changed status or activity. */
+  publish: (kind: "session.created" | "session.updated", data: Record<string, unknown>) => void;
   /** Answers agent permission requests under the session's policy (D18: the broker). */
   decide: (
     sessionId: string,
@@ -161,6 +163,12 @@ export class Supervisor {
     };
     sessions.insert(row);
     events.open(row.id, 0);
+    this.#options.publish("session.created", {
+      sessionId: row.id,
+      harness: row.harness,
+      status: row.status,
+      activity: row.activity,
+    });
     if (spec.routineId && spec.runId) {
       events.append(row.id, "run.linked", { routineId: spec.routineId, runId: spec.runId });
     }
@@ -237,6 +245,14 @@ export class Supervisor {
       },
       kill: () => this.#terminate(live),
       changed: (state) => {
+        if (state.activity !== live.row.activity) {
+          live.row.activity = state.activity;
+          this.#options.publish("session.updated", {
+            sessionId,
+            status: "running",
+            activity: state.activity,
+          });
+        }
         try {
           sessions.update(sessionId, {
             activity: state.activity,
@@ -522,6 +538,11 @@ export class Supervisor {
     };
     sessions.update(row.id, fields);
     events.notify(row.id);
+    this.#options.publish("session.updated", {
+      sessionId: row.id,
+      status: outcome.status,
+      activity: null,
+    });
     return sessions.get(row.id) ?? { ...row, ...fields };
   }
 }

@@ -8,6 +8,7 @@ Deno.test("parseConfig() applies defaults to an empty object", () => {
     harnesses: {},
     rawArtifacts: false,
     maxLiveSessions: 64,
+    maxStreams: 256,
     idleTimeoutMinutes: 60,
     turnTimeoutMinutes: 30,
     approvals: { interactive: "ask", unattended: "deny", timeoutSeconds: 600 },

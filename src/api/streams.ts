@@ -1,0 +1,110 @@
+import { invalidRequest, ServiceError, sessionNotFound } from "./errors.ts";
+import { cursorParam, kindsParam } from "./query.ts";
+import type { Route, RouteContext } from "./route.ts";
+import type { EventLog } from "../events/event_log.ts";
+import type { DaemonFeed } from "../events/daemon_feed.ts";
+import { sessionEventStream } from "../events/session_stream.ts";
+import type { EventsStore } from "../store/events_store.ts";
+import type { SessionsStore } from "../store/sessions_store.ts";
+
+/** What the stream routes need. */
+export interface StreamDeps {
+  readonly sessions: SessionsStore;
+  readonly events: EventsStore;
+  readonly log: EventLog;
+  readonly feed: DaemonFeed;
+  /** Open streams allowed at once (config `maxStreams`, D19). */
+  readonly maxStreams: () => number;
+  /** Aborted when the daemon stops: every stream ends. */
+  readonly stopping: AbortSignal;
+}
+
+const SSE_HEADERS = {
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": "no-store",
+};
+
+/** Server-Sent Events (D19): a session's log with resume, and the daemon-wide feed. */
+export function streamRoutes(deps: StreamDeps): Route[] {
+  let open = 0;
+  /** Takes a stream slot or refuses with 503; the returned function gives it back (once). */
+  const takeSlot = (): () => void => {
+    const limit = deps.maxStreams();
+    if (open >= limit) {
+      throw new ServiceError(
+        "too_many_streams",
+        503,
+        `Cannot open a stream: ${limit} are already open (maxStreams)`,
+        { limit },
+      );
+    }
+    open++;
+    let released = false;
+    return () => {
+      if (!released) open--;
+      released = true;
+    };
+  };
+  return [
+    {
+      method: "GET",
+      path: "/events/stream",
+      summary: "A session's events as Server-Sent Events, sessionId in the query (D19)",
+      handler: (ctx) => {
+        const sessionId = ctx.url.searchParams.get("sessionId");
+        if (!sessionId) {
+          throw invalidRequest('Query parameter "sessionId" is required', "sessionId");
+        }
+        return streamSession(deps, ctx, sessionId, takeSlot);
+      },
+    },
+    {
+      method: "GET",
+      path: "/sessions/:id/events/stream",
+      summary: "A session's events as Server-Sent Events (D19)",
+      handler: (ctx) => streamSession(deps, ctx, ctx.params.id, takeSlot),
+    },
+    {
+      method: "GET",
+      path: "/stream",
+      summary: "The daemon-wide feed: sessions, approvals, automations, runs (D19)",
+      handler: () => {
+        const release = takeSlot();
+        const body = deps.feed.subscribe({ stop: deps.stopping, onClose: release });
+        return new Response(body, { headers: SSE_HEADERS });
+      },
+    },
+  ];
+}
+
+function streamSession(
+  deps: StreamDeps,
+  { req, url }: RouteContext,
+  sessionId: string,
+  takeSlot: () => () => void,
+): Response {
+  const afterSeq = lastEventId(req) ?? cursorParam(url, "afterSeq") ?? 0;
+  const kinds = kindsParam(url);
+  if (!deps.sessions.get(sessionId)) throw sessionNotFound(sessionId);
+  const release = takeSlot();
+  const body = sessionEventStream({
+    read: (after, limit) => deps.events.readAfter(sessionId, after, limit, kinds),
+    lastSeq: () => deps.events.lastSeq(sessionId),
+    live: () => deps.sessions.get(sessionId)?.status === "running",
+    waitForChange: async (ms, signal) => {
+      // Streams are capped by maxStreams, not by the long-poll waiter budget.
+      await deps.log.waitForChange(sessionId, ms, { signal, maxWaiters: Infinity });
+    },
+  }, { afterSeq, filtered: kinds !== undefined, stop: deps.stopping, onClose: release });
+  return new Response(body, { headers: SSE_HEADERS });
+}
+
+/** The `Last-Event-ID` header as a seq (D19); a malformed one is 400. */
+function lastEventId(req: Request): number | undefined {
+  const header = req.headers.get("last-event-id");
+  if (header === null || header === "") return undefined;
+  if (!/^\d{1,15}$/.test(header)) {
+    throw invalidRequest('Header "Last-Event-ID" must be an event seq', "Last-Event-ID");
+  }
+  return Number(header);
+}
