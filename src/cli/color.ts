@@ -27,3 +27,18 @@ export function bold(text: string): string {
 export function red(text: string): string {
   return `\x1b[31m${text}\x1b[39m`;
 }
+
+/** Green text (SGR 32, reset by 39). */
+export function green(text: string): string {
+  return `\x1b[32m${text}\x1b[39m`;
+}
+
+/** Yellow text (SGR 33, reset by 39). */
+export function yellow(text: string): string {
+  return `\x1b[33m${text}\x1b[39m`;
+}
+
+/** Cyan text (SGR 36, reset by 39). */
+export function cyan(text: string): string {
+  return `\x1b[36m${text}\x1b[39m`;
+}

@@ -4,7 +4,9 @@ import type { SessionRecord } from "../store/sessions_store.ts";
 import { CLIENT_OPTIONS, parseCommandArgs } from "./args.ts";
 import { type Command, EXIT, type Io, UsageError } from "./command.ts";
 import { connect } from "./connect.ts";
+import { useColor } from "./color.ts";
 import { describeError } from "./output.ts";
+import { createTranscript } from "./transcript.ts";
 
 /** How long one `--follow` request waits for a new event (D8 `waitMs`, at most 30000). */
 const FOLLOW_WAIT_MS = 25_000;
@@ -26,23 +28,27 @@ interface EventPage {
 export const eventsCommand: Command = {
   name: "events",
   summary: "Print or follow a session's events",
-  usage: `Usage: svc events SESSION [--after N] [--limit N] [--follow] [--home DIR] [--json]
+  usage: `Usage: svc events SESSION [--after N] [--limit N] [--follow] [--raw] [--home DIR] [--json]
 
-Prints the events of SESSION after seq N (default 0). Output is printed as the
-session wrote it (its stdout data to stdout, its stderr data to stderr); other
-events are one line "[seq] kind {payload}" on stderr. --json prints one event
-record per line (JSONL) on stdout.
+Prints the events of SESSION after seq N (default 0). A conversation (a
+session of an agent protocol) is printed as a transcript: messages, tool
+calls, turns with their usage. A raw session's output is printed as the
+session wrote it (its stdout data to stdout, its stderr data to stderr);
+other events are one line "[seq] kind {payload}" on stderr. --raw prints
+every session that way; --json prints one event record per line (JSONL).
 
 Options:
   --after N   start after the event with seq N
   --limit N   print at most N events
-  --follow    wait for new events until the session ends (exit 0); Ctrl-C stops (exit 130)`,
+  --follow    wait for new events until the session ends (exit 0); Ctrl-C stops (exit 130)
+  --raw       the records as lines, not a transcript (conversations' protocol lines included)`,
   async run(args, io) {
     const { values, positionals } = parseCommandArgs(args, {
       ...CLIENT_OPTIONS,
       after: { type: "string" },
       limit: { type: "string" },
       follow: { type: "boolean" },
+      raw: { type: "boolean" },
     }, { positionals: 1 });
     const sessionId = positionals[0];
     if (sessionId === undefined) throw new UsageError("Missing SESSION");
@@ -53,9 +59,19 @@ Options:
     if (values.follow && limit !== undefined) {
       throw new UsageError('"--limit" cannot be combined with "--follow"');
     }
+    if (values.json && values.raw) {
+      throw new UsageError('"--raw" cannot be combined with "--json"');
+    }
     const { client } = connect(values.home, io);
     try {
-      const printer = eventPrinter(io, values.json);
+      let printer = eventPrinter(io, values.json);
+      if (!values.json && !values.raw) {
+        const session = await client.get<SessionRecord>(
+          `/sessions/${encodeURIComponent(sessionId)}`,
+        );
+        if (!session.ok) return printer.refused(session.body);
+        printer = printerFor(io, session.body.protocol, {});
+      }
       return values.follow
         ? await followEvents(client, sessionId, printer, afterSeq)
         : await readEvents(client, sessionId, printer, { afterSeq, limit });
@@ -70,6 +86,46 @@ export interface EventPrinter {
   event(event: EventRecord): void;
   /** Prints an error envelope; returns exit 1. */
   refused(body: unknown): number;
+}
+
+/**
+ * How `svc events` prints a session of `protocol`: records with `json`,
+ * lines with `raw` or for a raw session, else the transcript.
+ */
+export function printerFor(
+  io: Io,
+  protocol: string,
+  { json, raw }: { json?: boolean; raw?: boolean },
+): EventPrinter {
+  return json || raw || protocol === "raw"
+    ? eventPrinter(io, json)
+    : transcriptPrinter(io, protocol);
+}
+
+/**
+ * A conversation's transcript (transcript.ts) on stdout, coloured only on a
+ * terminal without `NO_COLOR`; a raw session's output as it came.
+ */
+export function transcriptPrinter(io: Io, protocol: string): EventPrinter {
+  const transcript = createTranscript({ protocol, color: useColor(io, Deno.stdout) });
+  let midLine = false;
+  return {
+    event(event) {
+      for (const piece of transcript.render(event)) {
+        if (piece.type === "output") {
+          (piece.stream === "stderr" ? io.writeErr : io.write)(piece.data);
+          midLine = !piece.data.endsWith("\n");
+          continue;
+        }
+        io.out((midLine ? "\n" : "") + piece.text);
+        midLine = false;
+      }
+    },
+    refused(body) {
+      io.err(describeError(body));
+      return EXIT.refused;
+    },
+  };
 }
 
 /**
@@ -123,32 +179,57 @@ export async function followEvents(
   const interrupt = () => controller.abort();
   Deno.addSignalListener("SIGINT", interrupt);
   try {
-    let cursor = afterSeq;
-    for (;;) {
-      const path = eventsPath(sessionId, {
-        afterSeq: cursor,
-        limit: PAGE_LIMIT,
-        waitMs: FOLLOW_WAIT_MS,
-      });
-      const response = await client.request<EventPage>("GET", path, undefined, { signal });
-      if (!response.ok) return printer.refused(response.body);
-      for (const event of response.body.events) {
-        printer.event(event);
-        if (event.kind === "session.ended") return EXIT.ok;
-      }
-      cursor = response.body.nextCursor.afterSeq;
-      if (response.body.events.length > 0) continue;
-      // An empty page: the wait ran out, or the session is no longer running.
-      const state = await logState(client, sessionId, cursor, signal);
-      if (state === "finished") return EXIT.ok;
-      if (state === "ending") await abortableDelay(ENDING_POLL_MS, signal);
-    }
+    const end = await pollLog(client, sessionId, {
+      afterSeq,
+      signal,
+      onEvent: (event) => printer.event(event),
+    });
+    return "refused" in end ? printer.refused(end.refused) : EXIT.ok;
   } catch (error) {
     if (signal.aborted) return EXIT_INTERRUPTED;
     if (error instanceof Deno.errors.BrokenPipe) return EXIT.ok;
     throw error;
   } finally {
     Deno.removeSignalListener("SIGINT", interrupt);
+  }
+}
+
+/** How a followed log ended: its `session.ended` event (null if it has none), or a refusal. */
+export type LogEnd = { ended: EventRecord | null } | { refused: unknown };
+
+/**
+ * Reads a session's log from `afterSeq` with long polls, handing each event
+ * to `onEvent`, until the `session.ended` event or the end of an ended
+ * session's log. Aborting `signal` rejects with the abort reason.
+ */
+export async function pollLog(
+  client: SvcClient,
+  sessionId: string,
+  { afterSeq, signal, onEvent }: {
+    afterSeq: number;
+    signal: AbortSignal;
+    onEvent: (event: EventRecord) => void;
+  },
+): Promise<LogEnd> {
+  let cursor = afterSeq;
+  for (;;) {
+    const path = eventsPath(sessionId, {
+      afterSeq: cursor,
+      limit: PAGE_LIMIT,
+      waitMs: FOLLOW_WAIT_MS,
+    });
+    const response = await client.request<EventPage>("GET", path, undefined, { signal });
+    if (!response.ok) return { refused: response.body };
+    for (const event of response.body.events) {
+      onEvent(event);
+      if (event.kind === "session.ended") return { ended: event };
+    }
+    cursor = response.body.nextCursor.afterSeq;
+    if (response.body.events.length > 0) continue;
+    // An empty page: the wait ran out, or the session is no longer running.
+    const state = await logState(client, sessionId, cursor, signal);
+    if (state === "finished") return { ended: null };
+    if (state === "ending") await abortableDelay(ENDING_POLL_MS, signal);
   }
 }
 

@@ -1,8 +1,10 @@
 import { ClientError } from "../client/client.ts";
 import { ConfigError } from "../config/config_error.ts";
 import { API_VERSION, SVC_VERSION } from "../version.ts";
+import { attachCommand } from "./attach.ts";
 import { automationsCommand } from "./automations.ts";
 import { capabilitiesCommand } from "./capabilities.ts";
+import { chatCommand } from "./chat.ts";
 import { completionsCommand } from "./completions.ts";
 import { type Command, EXIT, type Io, UsageError } from "./command.ts";
 import { eventsCommand } from "./events.ts";
@@ -20,6 +22,8 @@ export const COMMANDS: readonly Command[] = [
   stopCommand,
   capabilitiesCommand,
   sessionsCommand,
+  chatCommand,
+  attachCommand,
   eventsCommand,
   automationsCommand,
   logsCommand,

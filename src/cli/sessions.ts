@@ -3,7 +3,7 @@ import { SESSION_STATUSES, type SessionRecord } from "../store/sessions_store.ts
 import { CLIENT_OPTIONS, parseCommandArgs, requireId } from "./args.ts";
 import { type Command, type Io, pickSubcommand, type Subcommand, UsageError } from "./command.ts";
 import { withClient } from "./connect.ts";
-import { eventPrinter, followEvents, integerOption } from "./events.ts";
+import { followEvents, integerOption, printerFor } from "./events.ts";
 import { oneLine, printResponse, table } from "./output.ts";
 
 const KILL_SIGNALS = ["SIGTERM", "SIGKILL"];
@@ -105,7 +105,8 @@ async function startSession(args: string[], io: Io): Promise<number> {
     }
     // Followed with --json: the record, then the events, one JSON value per line.
     io.out(values.json ? JSON.stringify(response.body) : response.body.id);
-    return await followEvents(client, response.body.id, eventPrinter(io, values.json), 0);
+    const printer = printerFor(io, response.body.protocol, { json: values.json });
+    return await followEvents(client, response.body.id, printer, 0);
   });
 }
 

@@ -16,10 +16,24 @@ export interface CliDaemon {
   /** Runs `svc …` with `SVC_HOME` set to this daemon's home. */
   svc(args: string[]): Promise<SvcResult>;
   /** Starts `svc …` (home set, stdin/stdout/stderr piped) without waiting for it. */
-  spawn(args: string[]): Deno.ChildProcess;
+  spawn(args: string[], options?: { cwd?: string }): Deno.ChildProcess;
   /** `svc sessions start` in the project; returns the new session id. */
   start(harness: string, prompt: string): Promise<string>;
   [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** The scripted stream-json agent (tests/fixtures/stream_json_agent.ts). */
+const AGENT_SCRIPT = new URL("../fixtures/stream_json_agent.ts", import.meta.url).pathname;
+
+/**
+ * The harnesses of the CLI daemon: the raw fixture ones, and `agent`, a
+ * conversation over the claude protocol with the scripted agent (D16).
+ */
+export function cliHarnesses(): Record<string, unknown> {
+  return {
+    ...fixtureHarnesses(),
+    agent: { command: [Deno.execPath(), "run", "-A", AGENT_SCRIPT], protocol: "claude" },
+  };
 }
 
 /** Starts `svc serve` on a fresh home whose config holds the fixture harnesses. */
@@ -27,7 +41,7 @@ export async function startCliDaemon(): Promise<CliDaemon> {
   const home = await tempHome();
   await Deno.writeTextFile(
     `${home}/config.json`,
-    JSON.stringify({ harnesses: fixtureHarnesses() }),
+    JSON.stringify({ harnesses: cliHarnesses() }),
   );
   const serve = await startServe(home);
   const project = await Deno.realPath(await tempHome());
@@ -38,9 +52,10 @@ export async function startCliDaemon(): Promise<CliDaemon> {
     project,
     client,
     svc,
-    spawn: (args) =>
+    spawn: (args, options = {}) =>
       new Deno.Command(Deno.execPath(), {
         args: ["run", "--allow-all", MAIN, ...args],
+        cwd: options.cwd,
         env: { NO_COLOR: "1", SVC_HOME: home },
         stdin: "piped",
         stdout: "piped",

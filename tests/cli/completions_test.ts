@@ -99,7 +99,7 @@ Deno.test("parseUsage() reads subcommands and flags from usage texts", async (t)
     assert.ok(parsed.flags.includes("-f"));
     const events = parseUsage("events", eventsCommand.usage);
     assert.deepEqual(events.subcommands, []);
-    assert.deepEqual(events.flags, ["--after", "--limit", "--follow", "--home", "--json"]);
+    assert.deepEqual(events.flags, ["--after", "--limit", "--follow", "--raw", "--home", "--json"]);
     assert.deepEqual(parseUsage("x", 'Usage: svc x\n\nCtrl-C stops; non-loopback; (FILE "-")'), {
       subcommands: [],
       flags: [],

@@ -1,0 +1,43 @@
+import type { SessionRecord } from "../store/sessions_store.ts";
+import { CLIENT_OPTIONS, parseCommandArgs } from "./args.ts";
+import { converse } from "./chat_loop.ts";
+import { openTerminal } from "./chat_terminal.ts";
+import { type Command, EXIT, UsageError } from "./command.ts";
+import { withClient } from "./connect.ts";
+import { describeError } from "./output.ts";
+
+/** `svc attach SESSION`: the conversation of an existing session in this terminal (D16, D17). */
+export const attachCommand: Command = {
+  name: "attach",
+  summary: "Join a session's conversation in this terminal",
+  usage: `Usage: svc attach SESSION [--home DIR]
+
+Prints the transcript of SESSION so far, then follows it as "svc chat" does:
+each line typed is the next turn; /close, /quit, /interrupt, /help and Ctrl-C
+work the same. When stdin is not a terminal its lines are the turns and its
+end closes the session (follow a session without touching it with
+"svc events SESSION --follow"). An ended session's transcript is printed.
+Exits 0 when the session completed or on detach, 1 when it ended otherwise.`,
+  async run(args, io) {
+    const { values, positionals } = parseCommandArgs(args, { home: CLIENT_OPTIONS.home }, {
+      positionals: 1,
+    });
+    const sessionId = positionals[0];
+    if (sessionId === undefined) throw new UsageError("Missing SESSION");
+    return await withClient(values.home, io, async (client) => {
+      const response = await client.get<SessionRecord>(
+        `/sessions/${encodeURIComponent(sessionId)}`,
+      );
+      if (!response.ok) {
+        io.err(describeError(response.body));
+        return EXIT.refused;
+      }
+      const terminal = openTerminal(io);
+      try {
+        return await converse(client, response.body, terminal, { home: values.home });
+      } finally {
+        terminal.close();
+      }
+    });
+  },
+};

@@ -1,0 +1,119 @@
+import { resolve } from "node:path";
+import type { SessionRecord } from "../store/sessions_store.ts";
+import { CLIENT_OPTIONS, parseCommandArgs } from "./args.ts";
+import { type ChatTerminal, converse, parseChatLine } from "./chat_loop.ts";
+import { openTerminal } from "./chat_terminal.ts";
+import { type Command, EXIT, UsageError } from "./command.ts";
+import { withClient } from "./connect.ts";
+import { describeError } from "./output.ts";
+
+/** Exit code when Ctrl-C leaves before a session started: 128 + SIGINT. */
+const EXIT_INTERRUPTED = 130;
+
+/** `svc chat`: starts a session and holds its conversation in this terminal (D16, D17). */
+export const chatCommand: Command = {
+  name: "chat",
+  summary: "Start a conversation with an agent in this terminal",
+  usage: `Usage: svc chat --harness ID [--project-root DIR] [--cwd DIR] [--model M]
+                [--title T] [--home DIR] [PROMPT...]
+
+Starts a session of harness ID and shows its transcript as the agent works;
+each line typed is the next turn (sent at once when the agent is idle, queued
+while it works). The prompt is the arguments joined by spaces, else the first
+line typed.
+
+  /close      end the session once the agent is idle, then exit
+  /quit       detach: exit, the session keeps running ("svc attach ID" resumes)
+  /interrupt  cancel the current turn; Ctrl-C does the same, twice within 2 s detaches
+  /help       list these; a line starting with // sends a leading /
+
+When stdin is not a terminal its lines are the turns, and its end closes the
+session. Output is plain (no colour, no prompt) when stdout is not a terminal.
+Exits 0 when the session completes or on detach, 1 when it ends otherwise.
+
+Options:
+  --project-root DIR  the project (default: the current directory)
+  --cwd DIR           where the agent runs (default: the project root)
+  --model M           the model to ask the harness for
+  --title T           the session's title (default: the prompt's first line)`,
+  async run(args, io) {
+    const { values, positionals } = parseCommandArgs(args, {
+      home: CLIENT_OPTIONS.home,
+      harness: { type: "string" },
+      "project-root": { type: "string" },
+      cwd: { type: "string" },
+      model: { type: "string" },
+      title: { type: "string" },
+    }, { positionals: Infinity });
+    const harness = values.harness;
+    if (harness === undefined) throw new UsageError('Missing "--harness ID"');
+    const projectRoot = values["project-root"] === undefined
+      ? await Deno.realPath(Deno.cwd())
+      : resolve(values["project-root"]);
+    const launch = {
+      projectRoot,
+      harness,
+      ...(values.cwd !== undefined && { cwd: resolve(values.cwd) }),
+      ...(values.model !== undefined && { model: values.model }),
+      ...(values.title !== undefined && { title: values.title }),
+    };
+    return await withClient(values.home, io, async (client) => {
+      // No daemon: exit 3 now, before anyone types a prompt.
+      await client.negotiate();
+      const terminal = openTerminal(io);
+      try {
+        let prompt = positionals.join(" ");
+        if (prompt.trim() === "") {
+          if (terminal.interactive) {
+            terminal.notice(`Chat with ${harness} in ${projectRoot}: type the first message`);
+          }
+          const typed = await firstPrompt(terminal);
+          if (typeof typed === "number") return typed;
+          prompt = typed;
+        }
+        const response = await client.post<SessionRecord>("/sessions", { ...launch, prompt });
+        if (!response.ok) {
+          terminal.notice(describeError(response.body));
+          return EXIT.refused;
+        }
+        const session = response.body;
+        terminal.notice(
+          terminal.interactive
+            ? `Session ${session.id} (${session.harness}, ${session.protocol}): /help lists commands`
+            : `session ${session.id}`,
+        );
+        return await converse(client, session, terminal, { home: values.home });
+      } finally {
+        terminal.close();
+      }
+    });
+  },
+};
+
+/**
+ * The first turn typed before the session exists, or the exit code when the
+ * user leaves first (`/quit`, Ctrl-C). End of input with no prompt is bad usage.
+ */
+async function firstPrompt(terminal: ChatTerminal): Promise<string | number> {
+  for (;;) {
+    const input = await terminal.next();
+    if (input === null || input.type === "eof") {
+      throw new UsageError("Missing PROMPT: give it as arguments or as the first line of input");
+    }
+    if (input.type === "interrupt") return EXIT_INTERRUPTED;
+    const line = parseChatLine(input.text);
+    switch (line.type) {
+      case "send":
+        return line.text;
+      case "quit":
+        return EXIT.ok;
+      case "none":
+        continue;
+      case "unknown":
+        terminal.notice(`Unknown command "${line.command}" (/help lists them)`);
+        continue;
+      default:
+        terminal.notice("No session yet: type the first message, or /quit");
+    }
+  }
+}

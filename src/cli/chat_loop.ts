@@ -1,0 +1,216 @@
+/**
+ * The conversation loop of `svc chat` and `svc attach` (D16, D17): follows a
+ * session's log and prints it as a transcript, while what the user types
+ * becomes the next turn, an interrupt, a close or a detach. The terminal is
+ * an interface (chat_terminal.ts is the real one), so the loop holds no
+ * terminal details.
+ */
+import type { SvcClient } from "../client/client.ts";
+import type { SessionRecord } from "../store/sessions_store.ts";
+import { EXIT } from "./command.ts";
+import { pollLog } from "./events.ts";
+import { describeError } from "./output.ts";
+import { createTranscript, type TranscriptPiece } from "./transcript.ts";
+
+/** What the user did: typed a line, ended input (EOF, Ctrl-D), or pressed Ctrl-C. */
+export type ChatInput = { type: "line"; text: string } | { type: "eof" } | { type: "interrupt" };
+
+/** Where a conversation is shown and typed. */
+export interface ChatTerminal {
+  /** Whether a person types at a prompt (stdin and stdout are terminals). */
+  readonly interactive: boolean;
+  /** Whether transcript lines may be coloured. */
+  readonly color: boolean;
+  /** The next input; null once `signal` is aborted. */
+  next(signal?: AbortSignal): Promise<ChatInput | null>;
+  /** Transcript pieces on stdout (above the prompt on a terminal). */
+  print(pieces: TranscriptPiece[]): void;
+  /** A message of svc itself, not the session's: stderr, or above the prompt. */
+  notice(text: string): void;
+  /** Restores the terminal and stops reading input. */
+  close(): void;
+}
+
+/** What a typed line asks for. */
+export type ChatLine =
+  | { type: "none" }
+  | { type: "send"; text: string }
+  | { type: "close" }
+  | { type: "quit" }
+  | { type: "interrupt" }
+  | { type: "help" }
+  | { type: "unknown"; command: string };
+
+/** Two Ctrl-C within this many milliseconds detach. */
+export const DOUBLE_INTERRUPT_MS = 2000;
+
+/** The chat commands, as `/help` prints them. */
+export const CHAT_HELP = [
+  "/close      end the session once the agent is idle, then exit",
+  "/quit       detach: exit, the session keeps running",
+  "/interrupt  cancel the current turn (Ctrl-C; twice within 2 s detaches)",
+  "/help       this list; start a line with // to send a leading /",
+].join("\n");
+
+const COMMANDS: Record<string, ChatLine> = {
+  "/close": { type: "close" },
+  "/quit": { type: "quit" },
+  "/interrupt": { type: "interrupt" },
+  "/help": { type: "help" },
+};
+
+/**
+ * What a typed line means: a blank line nothing, `/close` `/quit`
+ * `/interrupt` `/help` their command, another `/word` an unknown command (a
+ * typo is never sent to the agent), `//text` the text `/text`, anything else
+ * the next turn as typed.
+ */
+export function parseChatLine(line: string): ChatLine {
+  const trimmed = line.trim();
+  if (trimmed === "") return { type: "none" };
+  if (Object.hasOwn(COMMANDS, trimmed)) return COMMANDS[trimmed];
+  if (trimmed.startsWith("//")) return { type: "send", text: line.replace("/", "") };
+  const command = trimmed.match(/^\/[A-Za-z][\w-]*(?=\s|$)/);
+  if (command) return { type: "unknown", command: command[0] };
+  return { type: "send", text: line };
+}
+
+/** Options of a conversation loop. */
+export interface ConverseOptions {
+  /** Print the log after this seq (0: the transcript so far). */
+  afterSeq?: number;
+  /** The `--home` given, repeated in the re-attach hint. */
+  home?: string;
+  /** Milliseconds since the epoch, for the double Ctrl-C (tests pass a fake). */
+  now?: () => number;
+}
+
+/**
+ * Runs the conversation of `session` until it ends (exit 0 when it
+ * completed, 1 otherwise) or the user detaches (exit 0).
+ */
+export async function converse(
+  client: SvcClient,
+  session: SessionRecord,
+  terminal: ChatTerminal,
+  options: ConverseOptions = {},
+): Promise<number> {
+  const transcript = createTranscript({ protocol: session.protocol, color: terminal.color });
+  const controller = new AbortController();
+  const { signal } = controller;
+  const following = pollLog(client, session.id, {
+    afterSeq: options.afterSeq ?? 0,
+    signal,
+    onEvent: (event) => terminal.print(transcript.render(event)),
+  }).then((end) => ({ end }));
+  const typing = typeTurns(client, session, terminal, { signal, now: options.now ?? Date.now })
+    .then((detached) => ({ detached }));
+  try {
+    const first = await Promise.race([following, typing]);
+    if ("detached" in first) {
+      const home = options.home === undefined ? "" : ` --home ${options.home}`;
+      terminal.notice(
+        `Detached: session ${session.id} keeps running. Re-attach: svc attach ${session.id}${home}`,
+      );
+      return EXIT.ok;
+    }
+    if ("refused" in first.end) {
+      terminal.notice(describeError(first.end.refused));
+      return EXIT.refused;
+    }
+    const status = first.end.ended
+      ? JSON.parse(first.end.ended.payload_json).status
+      : (await client.get<SessionRecord>(sessionPath(session.id))).body.status;
+    return status === "completed" ? EXIT.ok : EXIT.refused;
+  } catch (error) {
+    if (error instanceof Deno.errors.BrokenPipe) return EXIT.ok;
+    throw error;
+  } finally {
+    controller.abort();
+    following.catch(() => {});
+    typing.catch(() => {});
+  }
+}
+
+/**
+ * Turns what the user types into requests until they detach (true) or
+ * `signal` aborts (false).
+ */
+async function typeTurns(
+  client: SvcClient,
+  session: SessionRecord,
+  terminal: ChatTerminal,
+  { signal, now }: { signal: AbortSignal; now: () => number },
+): Promise<boolean> {
+  const path = sessionPath(session.id);
+  const post = (route: string, body: unknown) =>
+    client.request<{ queued?: boolean }>("POST", `${path}/${route}`, body, { signal });
+  let closing = false;
+  let lastInterruptAt = -Infinity;
+  const close = async (announce: boolean) => {
+    const response = await post("close", {});
+    if (response.ok) {
+      if (announce && !closing) {
+        terminal.notice("Closing: the session ends once the agent is idle (Ctrl-C interrupts)");
+      }
+    } else if (announce) {
+      terminal.notice(describeError(response.body));
+    }
+    closing = true;
+  };
+  const interrupt = async () => {
+    const response = await post("interrupt", {});
+    if (!response.ok) terminal.notice(describeError(response.body));
+  };
+  for (;;) {
+    const input = await terminal.next(signal);
+    if (input === null) return false;
+    if (input.type === "eof") {
+      // End of input: nothing more will be typed, so the conversation ends.
+      if (!closing) await close(false);
+      continue;
+    }
+    if (input.type === "interrupt") {
+      const at = now();
+      if (at - lastInterruptAt <= DOUBLE_INTERRUPT_MS) return true;
+      lastInterruptAt = at;
+      terminal.notice(
+        `Interrupting the turn (Ctrl-C again within ${DOUBLE_INTERRUPT_MS / 1000} s detaches)`,
+      );
+      await interrupt();
+      continue;
+    }
+    const line = parseChatLine(input.text);
+    switch (line.type) {
+      case "none":
+        break;
+      case "quit":
+        return true;
+      case "close":
+        await close(true);
+        break;
+      case "interrupt":
+        await interrupt();
+        break;
+      case "help":
+        terminal.notice(CHAT_HELP);
+        break;
+      case "unknown":
+        terminal.notice(`Unknown command "${line.command}" (/help lists them)`);
+        break;
+      case "send": {
+        const data = session.protocol === "raw" ? line.text + "\n" : line.text;
+        const response = await post("input", { data });
+        if (!response.ok) terminal.notice(describeError(response.body));
+        else if (response.body.queued) {
+          terminal.notice("Queued: sent when the agent has finished its turn");
+        }
+        break;
+      }
+    }
+  }
+}
+
+function sessionPath(sessionId: string): string {
+  return `/sessions/${encodeURIComponent(sessionId)}`;
+}

@@ -1,0 +1,205 @@
+/**
+ * The real terminal of `svc chat` and `svc attach`: the process's stdin,
+ * stdout and SIGINT behind the `ChatTerminal` interface of chat_loop.ts.
+ *
+ * When stdin and stdout are terminals it puts stdin in cbreak mode (keys
+ * arrive one by one, Ctrl-C still signals) and keeps a prompt line at the
+ * bottom: transcript lines are printed above it and it is redrawn after
+ * them. Otherwise it reads stdin line by line and prints plain text: no
+ * prompt, no cursor movement, and colour only as `useColor` allows.
+ */
+import type { ChatInput, ChatTerminal } from "./chat_loop.ts";
+import { bold, dim, useColor } from "./color.ts";
+import type { Io } from "./command.ts";
+import { LineEditor } from "./line_editor.ts";
+
+/** What the prompt line starts with. */
+export const PROMPT = "› ";
+
+const BRACKETED_PASTE_ON = "\x1b[?2004h";
+const BRACKETED_PASTE_OFF = "\x1b[?2004l";
+/** Moves to the start of the line and erases to the end of the screen. */
+const ERASE_FROM_LINE_START = "\r\x1b[J";
+
+/** Inputs in arrival order, handed to whoever waits for the next one. */
+export class InputQueue {
+  #items: ChatInput[] = [];
+  #waiters: Array<(input: ChatInput) => void> = [];
+
+  push(input: ChatInput): void {
+    const waiter = this.#waiters.shift();
+    if (waiter) waiter(input);
+    else this.#items.push(input);
+  }
+
+  /** The next input; null when `signal` aborts first. */
+  next(signal?: AbortSignal): Promise<ChatInput | null> {
+    const item = this.#items.shift();
+    if (item) return Promise.resolve(item);
+    if (signal?.aborted) return Promise.resolve(null);
+    return new Promise((resolve) => {
+      const waiter = (input: ChatInput) => {
+        signal?.removeEventListener("abort", abort);
+        resolve(input);
+      };
+      const abort = () => {
+        this.#waiters = this.#waiters.filter((w) => w !== waiter);
+        resolve(null);
+      };
+      signal?.addEventListener("abort", abort, { once: true });
+      this.#waiters.push(waiter);
+    });
+  }
+}
+
+/**
+ * Splits decoded text into lines (LF or CRLF); `flush` returns what is left
+ * after the last newline.
+ */
+export class LineSplitter {
+  #rest = "";
+
+  push(text: string): string[] {
+    const parts = (this.#rest + text).split("\n");
+    this.#rest = parts.pop()!;
+    return parts.map((line) => line.endsWith("\r") ? line.slice(0, -1) : line);
+  }
+
+  flush(): string | null {
+    const rest = this.#rest;
+    this.#rest = "";
+    return rest === "" ? null : rest;
+  }
+}
+
+/**
+ * How many terminal rows `width` columns of text take on a terminal
+ * `columns` wide (at least one; a full last row does not wrap yet).
+ */
+export function rowsOf(width: number, columns: number): number {
+  return Math.max(1, Math.ceil(width / Math.max(1, columns)));
+}
+
+/** The process's terminal as a `ChatTerminal`; call `close()` to restore it. */
+export function openTerminal(io: Io): ChatTerminal {
+  const interactive = Deno.stdin.isTerminal() && Deno.stdout.isTerminal() &&
+    Deno.build.os !== "windows";
+  const color = useColor(io, Deno.stdout);
+  const queue = new InputQueue();
+  const onInterrupt = () => queue.push({ type: "interrupt" });
+  Deno.addSignalListener("SIGINT", onInterrupt);
+
+  const editor = new LineEditor();
+  let open = true;
+  let promptRows = 0;
+  /** Raw output of a raw session ended without a newline. */
+  let midLine = false;
+  const columns = () => {
+    try {
+      return Deno.consoleSize().columns;
+    } catch {
+      return 80;
+    }
+  };
+  const erasePrompt = () => {
+    if (promptRows === 0) return;
+    io.write((promptRows > 1 ? `\x1b[${promptRows - 1}A` : "") + ERASE_FROM_LINE_START);
+    promptRows = 0;
+  };
+  const drawPrompt = () => {
+    if (!interactive || !open) return;
+    if (midLine) io.write("\n");
+    midLine = false;
+    const text = editor.text().replaceAll("\n", "↵");
+    io.write((color ? bold(PROMPT) : PROMPT) + text);
+    promptRows = rowsOf([...PROMPT].length + [...text].length, columns());
+  };
+  const printLines = (write: () => void) => {
+    erasePrompt();
+    write();
+    drawPrompt();
+  };
+
+  const reader = Deno.stdin.readable.getReader();
+  const reading = (async () => {
+    const decoder = new TextDecoder();
+    if (interactive) {
+      Deno.stdin.setRaw(true, { cbreak: true });
+      io.write(BRACKETED_PASTE_ON);
+      drawPrompt();
+    }
+    const splitter = new LineSplitter();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      const text = decoder.decode(value, { stream: true });
+      if (!interactive) {
+        for (const line of splitter.push(text)) queue.push({ type: "line", text: line });
+        continue;
+      }
+      for (const action of editor.feed(text)) {
+        if (action.type === "submit") {
+          // The line shows up again as "you › …" once the session records it.
+          erasePrompt();
+          drawPrompt();
+          queue.push({ type: "line", text: action.line });
+        } else if (action.type === "eof") {
+          queue.push({ type: "eof" });
+        } else {
+          erasePrompt();
+          drawPrompt();
+        }
+      }
+    }
+    const rest = splitter.flush();
+    if (rest !== null) queue.push({ type: "line", text: rest });
+    queue.push({ type: "eof" });
+  })();
+  reading.catch(() => queue.push({ type: "eof" }));
+
+  return {
+    interactive,
+    color,
+    next: (signal) => queue.next(signal),
+    print(pieces) {
+      if (pieces.length === 0) return;
+      printLines(() => {
+        for (const piece of pieces) {
+          if (piece.type === "output") {
+            (piece.stream === "stderr" ? io.writeErr : io.write)(piece.data);
+            midLine = !piece.data.endsWith("\n");
+            continue;
+          }
+          io.write((midLine ? "\n" : "") + piece.text + "\n");
+          midLine = false;
+        }
+      });
+    },
+    notice(text) {
+      if (!interactive) {
+        io.err(text);
+        return;
+      }
+      printLines(() => {
+        const lines = text.split("\n").map((line) => color ? dim(line) : line);
+        io.write((midLine ? "\n" : "") + lines.join("\n") + "\n");
+        midLine = false;
+      });
+    },
+    close() {
+      if (!open) return;
+      open = false;
+      Deno.removeSignalListener("SIGINT", onInterrupt);
+      if (interactive) {
+        erasePrompt();
+        io.write(BRACKETED_PASTE_OFF);
+        try {
+          Deno.stdin.setRaw(false);
+        } catch {
+          // stdin is gone: nothing to restore.
+        }
+      }
+      reader.cancel().catch(() => {});
+    },
+  };
+}
