@@ -19,7 +19,7 @@ import { ADAPTERS } from "./agents/adapters.ts";
 import type { ConversationTimeouts } from "./agents/conversation.ts";
 import { ApprovalBroker } from "./approvals/broker.ts";
 import { DaemonFeed } from "./events/daemon_feed.ts";
-import { commandNotifier, notify } from "./notify/notify_command.ts";
+import { commandNotifier, notify, type NotifyEvent } from "./notify/notify_command.ts";
 import { denoSpawner, type Spawner } from "./sessions/spawner.ts";
 import { prepareLaunch } from "./api/sessions.ts";
 import { RoutinesStore } from "./store/routines_store.ts";
@@ -185,7 +185,17 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       runs: runsStore,
       clock,
       log,
-      publish: (kind, data) => feed.publish(kind, data),
+      publish: (kind, data) => {
+        feed.publish(kind, data);
+        if (kind !== "run.ended") return;
+        // D21: SVC_RESULT_PATH stays empty until runs deliver result files (outputTarget).
+        void notify(config.notify, notifier, data.status as NotifyEvent, {
+          SVC_RUN_ID: String(data.runId),
+          SVC_ROUTINE_ID: String(data.routineId),
+          SVC_STATUS: String(data.status),
+          SVC_RESULT_PATH: "",
+        });
+      },
       kill: (sessionId) => {
         try {
           supervisor.kill(sessionId, "SIGTERM");

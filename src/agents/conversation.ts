@@ -73,6 +73,8 @@ export interface ConversationTimeouts {
   closeGraceMs: number;
 }
 
+/** Queued turns may hold this much text (UTF-8, bounded by 3 bytes a UTF-16 unit), as raw input (D7). */
+const MAX_QUEUED_INPUT_BYTES = 1024 * 1024;
 /** Lines longer than this are dropped (recorded as an error); nothing real comes close. */
 const MAX_LINE_CHARS = 16 * 1024 * 1024;
 
@@ -165,7 +167,7 @@ export class Conversation {
    * Queues `text` as the next user turn; sends it at once when the agent is
    * idle. Returns whether it had to wait.
    */
-  submit(text: string): { queued: boolean } {
+  submit(sessionId: string, text: string): { queued: boolean } {
     if (text.trim() === "") {
       throw new ServiceError("invalid_request", 400, "Input must not be empty", { field: "data" });
     }
@@ -173,8 +175,17 @@ export class Conversation {
       throw new ServiceError(
         "session_input_closed",
         409,
-        "The session is closing: it takes no more input",
-        {},
+        `Session "${sessionId}" is closing: it takes no more input`,
+        { sessionId },
+      );
+    }
+    const queuedBytes = this.#queue.reduce((sum, queued) => sum + queued.length * 3, 0);
+    if (queuedBytes + text.length * 3 > MAX_QUEUED_INPUT_BYTES) {
+      throw new ServiceError(
+        "session_input_backlogged",
+        409,
+        `Session "${sessionId}" has ${this.#queue.length} turns queued: wait for the agent`,
+        { sessionId, queuedTurns: this.#queue.length },
       );
     }
     this.#queue.push(text);

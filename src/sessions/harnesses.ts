@@ -69,7 +69,8 @@ function builtin(
 /**
  * The built-in adapters, each in the mode its vendor provides for programs
  * that supervise it (D16): the prompt is the first turn, not an argument.
- * codex takes its model in `thread/start`, opencode in `session/set_model`.
+ * codex takes its model in `thread/start`, opencode as the ACP session's model
+ * config option (`session/set_config_option`).
  */
 export const BUILTIN_HARNESSES: readonly HarnessSpec[] = Object.freeze([
   builtin("claude", "Claude Code", "claude", [

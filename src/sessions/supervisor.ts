@@ -278,7 +278,7 @@ export class Supervisor {
    */
   input(sessionId: string, data: string): { queued?: boolean } {
     const live = this.#requireLive(sessionId);
-    if (live.conversation) return live.conversation.submit(data);
+    if (live.conversation) return live.conversation.submit(sessionId, data);
     const stdin = live.stdin;
     if (!stdin) {
       throw new ServiceError(
@@ -525,12 +525,13 @@ export class Supervisor {
     const exitCode = outcome.exit?.code ?? null;
     const signal = outcome.exit?.signal ?? null;
     const payload: Record<string, unknown> = { status: outcome.status, exitCode, signal };
-    if (outcome.error !== undefined) payload.error = outcome.error;
+    if (outcome.error !== undefined) payload.error = redactText(outcome.error);
     await events.append(row.id, "session.ended", payload);
     events.close(row.id);
     const now = isoTime(clock.now());
     const fields = {
       status: outcome.status,
+      activity: null, // Not live any more, whatever it was doing (D16).
       exit_code: exitCode,
       signal,
       ended_at: now,

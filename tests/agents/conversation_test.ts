@@ -74,7 +74,7 @@ Deno.test("Conversation sends the prompt only after the handshake, then queued t
   const h = harness();
   h.conversation.start();
   assert.deepEqual(h.written, ["hello"]);
-  assert.deepEqual(h.conversation.submit("second"), { queued: true });
+  assert.deepEqual(h.conversation.submit("s", "second"), { queued: true });
   h.emit(READY);
   assert.deepEqual(h.written, ["hello", "turn:first"]);
   assert.equal(h.conversation.state.activity, "working");
@@ -116,7 +116,7 @@ Deno.test("Conversation interrupts a silent turn, then kills an agent that ignor
 Deno.test("Conversation closes input when idle and kills an agent that does not exit", async () => {
   const h = harness({ handshake: false, oneShot: true });
   h.conversation.start();
-  assert.throws(() => h.conversation.submit("more"), /closing/);
+  assert.throws(() => h.conversation.submit("s", "more"), /closing/);
   h.emit(READY, turnEnd());
   assert.deepEqual(h.calls, ["closeInput"]);
   await h.clock.advance(TIMEOUTS.closeGraceMs);
@@ -156,7 +156,7 @@ Deno.test("Conversation derives a turn's usage from cumulative reports and sums 
     costUsd: null,
   });
   h.emit({ type: "usage", usage: usage(100), cumulative: true }, turnEnd());
-  h.conversation.submit("again");
+  h.conversation.submit("s", "again");
   h.emit({ type: "usage", usage: usage(250), cumulative: true }, turnEnd());
   const turns = h.recorded.filter(([kind]) => kind === "agent.turn").map(([, p]) => p.usage);
   assert.deepEqual(turns, [usage(100), usage(150)]);
@@ -166,7 +166,7 @@ Deno.test("Conversation derives a turn's usage from cumulative reports and sums 
 Deno.test("Conversation fails a session whose agent exits mid-turn, and rejects empty input", async () => {
   const h = harness({ handshake: false });
   h.conversation.start();
-  assert.throws(() => h.conversation.submit("  "), /must not be empty/);
+  assert.throws(() => h.conversation.submit("s", "  "), /must not be empty/);
   h.emit(READY);
   await h.conversation.finish();
   const turn = h.recorded.find(([kind]) => kind === "agent.turn")![1];

@@ -17,7 +17,7 @@ import { type FakeProvider, startFakeProvider } from "./fake_provider.ts";
 
 type Json = Record<string, unknown>;
 
-/** Only gemini takes its model from svc; the others read it from the config agent_env wrote. */
+/** The tests pass a model only to gemini; the others read theirs from the config agent_env wrote. */
 const LAUNCH_MODEL: Partial<Record<Harness, string>> = { gemini: AGENT_MODELS.gemini };
 
 /** A daemon, its fake provider and a project directory, for one harness. */
