@@ -62,6 +62,8 @@ export interface Daemon {
   readonly handler: Handler;
   readonly listeners: readonly Listener[];
   readonly supervisor: Supervisor;
+  /** The event log (tests look at its waiting readers). */
+  readonly events: EventLog;
   readonly scheduler: Scheduler;
   readonly runner: Runner;
   /** Resolves when the daemon has fully stopped. */
@@ -317,6 +319,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       handler,
       listeners,
       supervisor,
+      events: eventLog,
       scheduler,
       runner,
       stopped: finished,

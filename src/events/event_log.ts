@@ -42,6 +42,11 @@ export class EventLog {
     this.#log = log;
   }
 
+  /** Readers waiting for a commit (long-polls and streams). */
+  get waiting(): number {
+    return this.#waiterCount;
+  }
+
   /** True while commits fail (health reports it). */
   get degraded(): boolean {
     return this.#failing;

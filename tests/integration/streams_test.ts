@@ -184,3 +184,32 @@ Deno.test("the daemon-wide feed tells of sessions; daemon stop ends every stream
     await removeTree(project);
   }
 });
+
+Deno.test("300 streams against the default cap: 256 open, the rest 503; disconnects leave no waiter (D19)", async () => {
+  await withDaemon({}, async (t, project) => {
+    const id = await launch(t, project, "sleep 60000");
+    const streams = await Promise.all(
+      Array.from({ length: 300 }, () => openSse(t.socket, `/sessions/${id}/events/stream`)),
+    );
+    const statuses = streams.map((stream) => stream.status);
+    assert.equal(statuses.filter((status) => status === 200).length, 256);
+    assert.equal(statuses.filter((status) => status === 503).length, 44);
+    const open = streams.filter((stream) => stream.status === 200);
+    await Promise.all(open.map(async (stream) => assert.equal((await stream.next())!.id, "1")));
+    const deadline = Date.now() + 20_000;
+    while (t.daemon.events.waiting < 256) {
+      assert.ok(Date.now() < deadline, `only ${t.daemon.events.waiting} readers wait`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await Promise.all(streams.map((stream) => stream.close()));
+    while (t.daemon.events.waiting > 0) {
+      assert.ok(Date.now() < deadline, `${t.daemon.events.waiting} waiters left behind`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const again = await openSse(t.socket, `/sessions/${id}/events/stream`);
+    assert.equal(again.status, 200, "every slot was released");
+    await again.close();
+    await t.client.post(`/sessions/${id}/kill`, {});
+    await waitForEnd(t.client, id);
+  });
+});
