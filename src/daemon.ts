@@ -187,6 +187,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       runs: runsStore,
       clock,
       log,
+      deniedPermissions: (sessionId) => eventsStore.deniedPermissions(sessionId),
       publish: (kind, data) => {
         feed.publish(kind, data);
         if (kind !== "run.ended") return;

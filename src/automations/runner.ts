@@ -20,6 +20,8 @@ export interface RunnerOptions {
   launch: RunLaunch;
   /** Ends a session that ran past its routine's `timeoutMinutes`. */
   kill: (sessionId: string) => void;
+  /** Denied permission requests of a session, recorded on its run (D18). */
+  deniedPermissions?: (sessionId: string) => number;
   /** Tells the daemon-wide feed (D19) that a run started or ended. */
   publish?: (kind: "run.started" | "run.ended", data: Record<string, unknown>) => void;
 }
@@ -107,6 +109,8 @@ export class Runner {
       this.#stop.signal.removeEventListener("abort", stopTimer);
       await timeout;
     }
+    const denied = this.#options.deniedPermissions?.(sessionId);
+    if (denied !== undefined) this.#options.runs.update(runId, { permissionDenials: denied });
     if (timedOut) {
       this.#end(runId, "timed_out", session.exit_code, {
         code: "timed_out",

@@ -81,6 +81,15 @@ export class EventsStore {
     ).all(sessionId, afterSeq, ...kinds, limit) as unknown as EventRecord[];
   }
 
+  /** How many of a session's permission requests were denied (D18), whoever denied them. */
+  deniedPermissions(sessionId: string): number {
+    const row = this.#db.prepare(
+      `SELECT COUNT(*) AS denied FROM events WHERE session_id = ?
+       AND kind = 'agent.permission.resolved' AND json_extract(payload_json, '$.decision') = 'deny'`,
+    ).get(sessionId) as { denied: number };
+    return row.denied;
+  }
+
   /** The highest stored seq of a session (0 when it has none). */
   lastSeq(sessionId: string): number {
     const row = this.#lastSeq.get(sessionId) as { seq: number | null } | undefined;

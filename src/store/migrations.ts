@@ -79,5 +79,6 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE sessions ADD COLUMN turns INTEGER NOT NULL DEFAULT 0;
   ALTER TABLE sessions ADD COLUMN usage_json TEXT;
   ALTER TABLE sessions ADD COLUMN approvals TEXT;
+  ALTER TABLE runs ADD COLUMN permission_denials INTEGER;
   `,
 ];

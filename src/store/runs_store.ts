@@ -21,6 +21,11 @@ export interface RunRow {
   endedAt: string | null;
   exitCode: number | null;
   error: RunError | null;
+  /**
+   * Permission requests of the run's agent that were denied (D18: an
+   * unattended run says what it was not allowed to do); null before it ends.
+   */
+  permissionDenials?: number | null;
   leaseOwner: string | null;
   leaseExpiresAt: string | null;
   createdAt: string;
@@ -46,6 +51,7 @@ interface Raw {
   ended_at: string | null;
   exit_code: number | null;
   error_json: string | null;
+  permission_denials: number | null;
   lease_owner: string | null;
   lease_expires_at: string | null;
   created_at: string;
@@ -63,6 +69,7 @@ function fromRaw(raw: Raw): RunRow {
     endedAt: raw.ended_at,
     exitCode: raw.exit_code,
     error: raw.error_json === null ? null : JSON.parse(raw.error_json),
+    permissionDenials: raw.permission_denials,
     leaseOwner: raw.lease_owner,
     leaseExpiresAt: raw.lease_expires_at,
     createdAt: raw.created_at,
@@ -156,6 +163,9 @@ export class RunsStore {
     if (fields.exitCode !== undefined) columns.exit_code = fields.exitCode;
     if (fields.error !== undefined) {
       columns.error_json = fields.error === null ? null : JSON.stringify(fields.error);
+    }
+    if (fields.permissionDenials !== undefined) {
+      columns.permission_denials = fields.permissionDenials;
     }
     if (fields.leaseOwner !== undefined) columns.lease_owner = fields.leaseOwner;
     if (fields.leaseExpiresAt !== undefined) columns.lease_expires_at = fields.leaseExpiresAt;

@@ -106,6 +106,7 @@ Deno.test("every automation action's success shape (C4.1, D10)", async () => {
     "error",
     "exitCode",
     "id",
+    "permissionDenials",
     "routineId",
     "scheduledFor",
     "sessionId",

@@ -302,5 +302,6 @@ Deno.test("an unattended routine run meets a request: denied by policy, the run 
     await t.daemon.runner.settled();
     const runs = await act(t, "svc.automations.runs", { id: "asker" });
     assert.equal(runs.result.runs[0].status, "succeeded");
+    assert.equal(runs.result.runs[0].permissionDenials, 1, "the run record says so");
   });
 });

@@ -37,6 +37,7 @@ function run(id: string, overrides: Partial<RunRow> = {}): RunRow {
     endedAt: null,
     exitCode: null,
     error: null,
+    permissionDenials: null,
     leaseOwner: "inst_a",
     leaseExpiresAt: "2026-03-01T09:03:00.000Z",
     createdAt: NINE,
@@ -268,5 +269,6 @@ Deno.test("runRecord() drops the lease and createdAt", () => {
     endedAt: null,
     exitCode: null,
     error: null,
+    permissionDenials: null,
   });
 });
