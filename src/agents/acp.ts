@@ -18,15 +18,9 @@ import {
   type TurnStatus,
   type Usage,
 } from "./protocol.ts";
+import { type Json, num, obj, str } from "./json_fields.ts";
 
-type Json = Record<string, unknown>;
 type RpcId = string | number;
-
-const str = (value: unknown): string | null => typeof value === "string" ? value : null;
-const num = (value: unknown): number | null =>
-  typeof value === "number" && Number.isFinite(value) ? value : null;
-const obj = (value: unknown): Json | null =>
-  value !== null && typeof value === "object" && !Array.isArray(value) ? value as Json : null;
 
 const OPTION_KINDS = new Set<string>([
   "allow_once",

@@ -14,14 +14,7 @@ import {
   type ProtocolAdapter,
   type Usage,
 } from "./protocol.ts";
-
-type Json = Record<string, unknown>;
-
-const str = (value: unknown): string | null => typeof value === "string" ? value : null;
-const num = (value: unknown): number | null =>
-  typeof value === "number" && Number.isFinite(value) ? value : null;
-const obj = (value: unknown): Json | null =>
-  value !== null && typeof value === "object" && !Array.isArray(value) ? value as Json : null;
+import { type Json, num, obj, str } from "./json_fields.ts";
 
 /** The allow/deny choices of a `can_use_tool` request. */
 const OPTIONS = [
@@ -36,6 +29,13 @@ export function createClaudeAdapter(_context: AdapterContext): ProtocolAdapter {
   let nextControlId = 1;
   /** Inputs of pending `can_use_tool` requests: an allow must echo them as `updatedInput`. */
   const pendingInputs = new Map<string, Json>();
+  /** The tool call of each pending request, and the calls svc denied (their error reads `declined`). */
+  const toolUseOfRequest = new Map<string, string>();
+  const pendingDenied = new Set<string>();
+  /** Set by `interrupt()`: the turn's error result is then `interrupted`. */
+  let interrupting = false;
+  /** `total_cost_usd` is the process's running total: a turn costs the difference. */
+  let lastTotalCost = 0;
 
   function onSystem(message: Json): AdapterStep[] {
     if (message.subtype !== "init") return [];
@@ -99,9 +99,6 @@ export function createClaudeAdapter(_context: AdapterContext): ProtocolAdapter {
     }
     return steps;
   }
-  /** Tool calls whose permission svc denied, so their error result reads as `declined`. */
-  const pendingDenied = new Set<string>();
-  const toolUseOfRequest = new Map<string, string>();
 
   function onResult(message: Json): AdapterStep[] {
     const subtype = str(message.subtype) ?? "";
@@ -118,9 +115,6 @@ export function createClaudeAdapter(_context: AdapterContext): ProtocolAdapter {
       usage,
     }];
   }
-  let interrupting = false;
-  /** `total_cost_usd` is the process's running total: a turn costs the difference. */
-  let lastTotalCost = 0;
 
   function onControlRequest(message: Json): AdapterStep[] {
     const requestId = str(message.request_id);

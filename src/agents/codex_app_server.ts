@@ -18,16 +18,10 @@ import {
   type TurnStatus,
   type Usage,
 } from "./protocol.ts";
+import { type Json, num, obj, str } from "./json_fields.ts";
 import { SVC_VERSION } from "../version.ts";
 
-type Json = Record<string, unknown>;
 type RpcId = string | number;
-
-const str = (value: unknown): string | null => typeof value === "string" ? value : null;
-const num = (value: unknown): number | null =>
-  typeof value === "number" && Number.isFinite(value) ? value : null;
-const obj = (value: unknown): Json | null =>
-  value !== null && typeof value === "object" && !Array.isArray(value) ? value as Json : null;
 
 /** Streaming notifications svc never stores (D17): opting out keeps the audit log small. */
 const OPT_OUT = [
