@@ -15,6 +15,7 @@ import { describeMachine, type Figure, markdownTable } from "./bench/report.ts";
 import { healthThroughput, startAndMemory } from "./bench/stages_server.ts";
 import { ingestion, latency } from "./bench/stages_output.ts";
 import { concurrentSessions } from "./bench/stages_concurrent.ts";
+import { streamFanout, streamLatency } from "./bench/stages_streams.ts";
 import { pageRead, schedulerPass } from "./bench/stages_store.ts";
 
 /** The whole run must end within this, or it is aborted and cleaned up. */
@@ -26,8 +27,10 @@ const STAGES: Record<string, (ctx: BenchContext) => Promise<Figure[]>> = {
   start: startAndMemory,
   health: healthThroughput,
   latency,
+  stream: streamLatency,
   ingest: ingestion,
   concurrent: concurrentSessions,
+  fanout: streamFanout,
   page: pageRead,
   scheduler: schedulerPass,
 };

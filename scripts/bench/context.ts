@@ -26,6 +26,13 @@ export interface Sizes {
   startRuns: number;
   routines: number;
   ticks: number;
+  /** Lines of the stream latency stage, and their interval. */
+  streamTicks: number;
+  streamIntervalMs: number;
+  /** Readers of the fan-out stage, and the lines (and interval) of its busy session. */
+  fanoutReaders: number;
+  fanoutTicks: number;
+  fanoutIntervalMs: number;
 }
 
 export const FULL: Sizes = {
@@ -43,6 +50,11 @@ export const FULL: Sizes = {
   startRuns: 7,
   routines: 1000,
   ticks: 10,
+  streamTicks: 1000,
+  streamIntervalMs: 10,
+  fanoutReaders: 200,
+  fanoutTicks: 1000,
+  fanoutIntervalMs: 10,
 };
 
 export const QUICK: Sizes = {
@@ -60,6 +72,11 @@ export const QUICK: Sizes = {
   startRuns: 3,
   routines: 200,
   ticks: 5,
+  streamTicks: 300,
+  streamIntervalMs: 10,
+  fanoutReaders: 200,
+  fanoutTicks: 300,
+  fanoutIntervalMs: 10,
 };
 
 /** The shared state of a run. */
@@ -130,6 +147,21 @@ export function harnessConfig(ctx: BenchContext): unknown {
         prompt: "arg",
         label: "timestamped lines",
       },
+      ...(ctx.flock === null ? {} : {
+        "gated-ticker": {
+          command: [
+            ctx.flock,
+            "--shared",
+            gatePath(ctx),
+            Deno.execPath(),
+            "run",
+            TICKER_SCRIPT,
+            "{prompt}",
+          ],
+          prompt: "arg",
+          label: "timestamped lines once the bench opens the gate",
+        },
+      }),
     },
   };
 }

@@ -131,7 +131,7 @@ export async function ingestion(ctx: BenchContext): Promise<Figure[]> {
 }
 
 /** Latencies (ms) of `tick <n> <ms>` lines as they arrive; the first `skip` ticks are warm-up. */
-class TickCollector {
+export class TickCollector {
   readonly latencies: number[] = [];
   #carry = "";
   constructor(readonly skip: number) {}
@@ -148,7 +148,61 @@ class TickCollector {
   }
 }
 
-const now = () => performance.timeOrigin + performance.now();
+/** Wall time in ms as the ticker stamps it: `performance.timeOrigin + now()`, sub-ms. */
+export const wallNow = () => performance.timeOrigin + performance.now();
+
+/**
+ * Follows a session by `waitMs` long-poll (`GET …/events?afterSeq=&waitMs=5000`)
+ * until its `session.ended`, feeding each output event to `collector` with the
+ * time its page arrived. Returns the number of polls.
+ */
+export async function followByLongPoll(
+  client: UnixHttpClient,
+  sessionId: string,
+  { collector, timeoutMs }: { collector: TickCollector; timeoutMs: number },
+): Promise<number> {
+  const deadline = performance.now() + timeoutMs;
+  let afterSeq = 0;
+  let ended = false;
+  let polls = 0;
+  while (!ended && performance.now() < deadline) {
+    const page = await client.json<{ events: ApiEvent[]; nextCursor: { afterSeq: number } }>(
+      "GET",
+      `/api/v1/sessions/${sessionId}/events?afterSeq=${afterSeq}&limit=1000&waitMs=5000`,
+    );
+    const receivedAt = wallNow();
+    polls++;
+    afterSeq = page.nextCursor.afterSeq;
+    for (const event of page.events) {
+      if (event.kind === "session.ended") ended = true;
+      if (event.kind === "output") collector.push(JSON.parse(event.payload_json).data, receivedAt);
+    }
+  }
+  return polls;
+}
+
+/** The baseline: the ticker run by the bench with its stdout piped straight to `collector`. */
+export async function tickerOnPipe(
+  ctx: BenchContext,
+  prompt: string,
+  { collector, timeoutMs }: { collector: TickCollector; timeoutMs: number },
+): Promise<void> {
+  const process = ctx.registry.spawn("ticker on a bare pipe", Deno.execPath(), [
+    "run",
+    TICKER_SCRIPT,
+    prompt,
+  ], { stdout: "piped" });
+  const timer = setTimeout(() => process.stop("SIGKILL"), timeoutMs);
+  try {
+    const decoder = new TextDecoder();
+    for await (const chunk of process.child.stdout) {
+      collector.push(decoder.decode(chunk, { stream: true }), wallNow());
+    }
+    await process.exited;
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /** A harness writes a timestamped line every 20 ms; a reader follows by `waitMs` long-poll. */
 export async function latency(ctx: BenchContext): Promise<Figure[]> {
@@ -165,43 +219,14 @@ export async function latency(ctx: BenchContext): Promise<Figure[]> {
   try {
     await withClient(svc.socket, async (client) => {
       const id = await launch(client, { projectRoot: root, harness: "ticker", prompt });
-      const deadline = performance.now() + timeoutMs;
-      let afterSeq = 0;
-      let ended = false;
-      while (!ended && performance.now() < deadline) {
-        const page = await client.json<{ events: ApiEvent[]; nextCursor: { afterSeq: number } }>(
-          "GET",
-          `/api/v1/sessions/${id}/events?afterSeq=${afterSeq}&limit=1000&waitMs=5000`,
-        );
-        const receivedAt = now();
-        polls++;
-        afterSeq = page.nextCursor.afterSeq;
-        for (const event of page.events) {
-          if (event.kind === "session.ended") ended = true;
-          if (event.kind === "output") ours.push(JSON.parse(event.payload_json).data, receivedAt);
-        }
-      }
+      polls = await followByLongPoll(client, id, { collector: ours, timeoutMs });
     });
   } finally {
     await svc.stop();
   }
 
   const base = new TickCollector(skip);
-  const process = ctx.registry.spawn("ticker on a bare pipe", Deno.execPath(), [
-    "run",
-    TICKER_SCRIPT,
-    prompt,
-  ], { stdout: "piped" });
-  const timer = setTimeout(() => process.stop("SIGKILL"), timeoutMs);
-  try {
-    const decoder = new TextDecoder();
-    for await (const chunk of process.child.stdout) {
-      base.push(decoder.decode(chunk, { stream: true }), now());
-    }
-    await process.exited;
-  } finally {
-    clearTimeout(timer);
-  }
+  await tickerOnPipe(ctx, prompt, { collector: base, timeoutMs });
   const expected = latencyTicks - skip;
   const details = {
     ticks: latencyTicks,

@@ -22,6 +22,7 @@ export class EventsStore {
   readonly #readAfter: StatementSync;
   readonly #seqOf: StatementSync;
   readonly #lastSeq: StatementSync;
+  readonly #readKinds = new Map<number, StatementSync>();
 
   constructor(db: DatabaseSync) {
     this.#db = db;
@@ -74,11 +75,17 @@ export class EventsStore {
     if (kinds === undefined) {
       return this.#readAfter.all(sessionId, afterSeq, limit) as unknown as EventRecord[];
     }
-    return this.#db.prepare(
-      `SELECT seq, id, session_id, kind, payload_json, created_at FROM events
-       WHERE session_id = ? AND seq > ? AND kind IN (${kinds.map(() => "?").join(", ")})
-       ORDER BY seq LIMIT ?`,
-    ).all(sessionId, afterSeq, ...kinds, limit) as unknown as EventRecord[];
+    // One statement per number of kinds, prepared once (see SessionsStore on why).
+    let statement = this.#readKinds.get(kinds.length);
+    if (!statement) {
+      statement = this.#db.prepare(
+        `SELECT seq, id, session_id, kind, payload_json, created_at FROM events
+         WHERE session_id = ? AND seq > ? AND kind IN (${kinds.map(() => "?").join(", ")})
+         ORDER BY seq LIMIT ?`,
+      );
+      this.#readKinds.set(kinds.length, statement);
+    }
+    return statement.all(sessionId, afterSeq, ...kinds, limit) as unknown as EventRecord[];
   }
 
   /** How many of a session's permission requests were denied (D18), whoever denied them. */
