@@ -2,6 +2,7 @@ import { ClientError } from "../client/client.ts";
 import { ConfigError } from "../config/config_error.ts";
 import { API_VERSION, SVC_VERSION } from "../version.ts";
 import { attachCommand } from "./attach.ts";
+import { approvalsCommand, approveCommand } from "./approvals.ts";
 import { automationsCommand } from "./automations.ts";
 import { capabilitiesCommand } from "./capabilities.ts";
 import { chatCommand } from "./chat.ts";
@@ -24,6 +25,8 @@ export const COMMANDS: readonly Command[] = [
   sessionsCommand,
   chatCommand,
   attachCommand,
+  approvalsCommand,
+  approveCommand,
   eventsCommand,
   automationsCommand,
   logsCommand,
