@@ -39,6 +39,7 @@ export type ChatLine =
   | { type: "quit" }
   | { type: "interrupt" }
   | { type: "help" }
+  | { type: "answer"; decision: "allow" | "deny"; remember: boolean }
   | { type: "unknown"; command: string };
 
 /** Two Ctrl-C within this many milliseconds detach. */
@@ -50,6 +51,7 @@ export const CHAT_HELP = [
   "/quit       detach: exit, the session keeps running",
   "/interrupt  cancel the current turn (Ctrl-C; twice within 2 s detaches)",
   "/help       this list; start a line with // to send a leading /",
+  "y / n / a   while a permission request waits: allow, deny, allow always",
 ].join("\n");
 
 const COMMANDS: Record<string, ChatLine> = {
@@ -57,6 +59,16 @@ const COMMANDS: Record<string, ChatLine> = {
   "/quit": { type: "quit" },
   "/interrupt": { type: "interrupt" },
   "/help": { type: "help" },
+  "/allow": { type: "answer", decision: "allow", remember: false },
+  "/deny": { type: "answer", decision: "deny", remember: false },
+  "/always": { type: "answer", decision: "allow", remember: true },
+};
+
+/** While a permission request waits, these lines answer it (D18). */
+const ANSWERS: Record<string, ChatLine> = {
+  y: COMMANDS["/allow"],
+  n: COMMANDS["/deny"],
+  a: COMMANDS["/always"],
 };
 
 /**
@@ -65,9 +77,10 @@ const COMMANDS: Record<string, ChatLine> = {
  * typo is never sent to the agent), `//text` the text `/text`, anything else
  * the next turn as typed.
  */
-export function parseChatLine(line: string): ChatLine {
+export function parseChatLine(line: string, { asked = false }: { asked?: boolean } = {}): ChatLine {
   const trimmed = line.trim();
   if (trimmed === "") return { type: "none" };
+  if (asked && Object.hasOwn(ANSWERS, trimmed.toLowerCase())) return ANSWERS[trimmed.toLowerCase()];
   if (Object.hasOwn(COMMANDS, trimmed)) return COMMANDS[trimmed];
   if (trimmed.startsWith("//")) return { type: "send", text: line.replace("/", "") };
   const command = trimmed.match(/^\/[A-Za-z][\w-]*(?=\s|$)/);
@@ -98,13 +111,28 @@ export async function converse(
   const transcript = createTranscript({ protocol: session.protocol, color: terminal.color });
   const controller = new AbortController();
   const { signal } = controller;
+  /** Permission requests still waiting, oldest first: `y`/`n`/`a` answer the first (D18). */
+  const asked: string[] = [];
   const following = pollLog(client, session.id, {
     afterSeq: options.afterSeq ?? 0,
     signal,
-    onEvent: (event) => terminal.print(transcript.render(event)),
+    onEvent: (event) => {
+      terminal.print(transcript.render(event));
+      const { requestId } = JSON.parse(event.payload_json) as { requestId?: string };
+      if (event.kind === "agent.permission" && requestId !== undefined) {
+        asked.push(requestId);
+        terminal.notice("Allow? y = yes, n = no, a = always (svc approve works too)");
+      } else if (event.kind === "agent.permission.resolved") {
+        const index = asked.indexOf(requestId ?? "");
+        if (index >= 0) asked.splice(index, 1);
+      }
+    },
   }).then((end) => ({ end }));
-  const typing = typeTurns(client, session, terminal, { signal, now: options.now ?? Date.now })
-    .then((detached) => ({ detached }));
+  const typing = typeTurns(client, session, terminal, {
+    signal,
+    now: options.now ?? Date.now,
+    asked,
+  }).then((detached) => ({ detached }));
   try {
     const first = await Promise.race([following, typing]);
     if ("detached" in first) {
@@ -140,7 +168,7 @@ async function typeTurns(
   client: SvcClient,
   session: SessionRecord,
   terminal: ChatTerminal,
-  { signal, now }: { signal: AbortSignal; now: () => number },
+  { signal, now, asked }: { signal: AbortSignal; now: () => number; asked: string[] },
 ): Promise<boolean> {
   const path = sessionPath(session.id);
   const post = (route: string, body: unknown) =>
@@ -180,7 +208,7 @@ async function typeTurns(
       await interrupt();
       continue;
     }
-    const line = parseChatLine(input.text);
+    const line = parseChatLine(input.text, { asked: asked.length > 0 });
     switch (line.type) {
       case "none":
         break;
@@ -195,6 +223,24 @@ async function typeTurns(
       case "help":
         terminal.notice(CHAT_HELP);
         break;
+      case "answer": {
+        const requestId = asked[0];
+        if (requestId === undefined) {
+          terminal.notice("No permission request is waiting");
+          break;
+        }
+        const response = await client.request("POST", "/actions", {
+          action: "svc.sessions.approve",
+          origin: "cli",
+          sessionId: session.id,
+          requestId,
+          decision: line.decision,
+          ...(line.remember ? { remember: true } : {}),
+        }, { signal });
+        // Answered elsewhere or timed out: the resolution event will show what happened.
+        if (!response.ok) terminal.notice(describeError(response.body));
+        break;
+      }
       case "unknown":
         terminal.notice(`Unknown command "${line.command}" (/help lists them)`);
         break;

@@ -283,3 +283,26 @@ Deno.test("chatCommand and attachCommand: exit 3 when no daemon answers", async 
     await removeTree(home);
   }
 });
+
+Deno.test("chatCommand: y answers a waiting permission request inline (D18)", async () => {
+  await using d = await startCliDaemon();
+  const child = spawnPlain(d, [
+    "chat",
+    "--harness",
+    "agent",
+    "--project-root",
+    d.project,
+    "ask Bash touch x",
+  ]);
+  const stderr = textReader(child.stderr);
+  const stdout = textReader(child.stdout);
+  const writer = child.stdin.getWriter();
+  await within("the permission notice", stderr.until("Allow? y = yes"));
+  await writer.write(new TextEncoder().encode("y\n"));
+  await within("the allowed reply", stdout.until("agent › allowed"));
+  await writer.write(new TextEncoder().encode("/close\n"));
+  await writer.close();
+  assert.equal((await within("chat to exit", child.status)).code, 0);
+  await stdout.rest();
+  await stderr.rest();
+});
