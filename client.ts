@@ -8,7 +8,13 @@ export {
   type ClientOptions,
   type ClientResponse,
   type ClientTarget,
+  type FeedItem,
+  type FeedStreamOptions,
   type Health,
   MAX_RESPONSE_BYTES,
+  type ReconnectOptions,
+  type SessionStreamOptions,
+  type StreamOpening,
+  StreamRefused,
   SvcClient,
 } from "./src/client/client.ts";

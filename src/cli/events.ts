@@ -1,4 +1,4 @@
-import type { SvcClient } from "../client/client.ts";
+import { StreamRefused, type SvcClient } from "../client/client.ts";
 import type { EventRecord } from "../store/events_store.ts";
 import type { SessionRecord } from "../store/sessions_store.ts";
 import { CLIENT_OPTIONS, parseCommandArgs } from "./args.ts";
@@ -8,7 +8,9 @@ import { useColor } from "./color.ts";
 import { describeError } from "./output.ts";
 import { createTranscript } from "./transcript.ts";
 
-/** How long one `--follow` request waits for a new event (D8 `waitMs`, at most 30000). */
+/** Refusals of a stream after which following falls back to long polls: no slot, no route. */
+const LONG_POLL_FALLBACK = new Set(["too_many_streams", "not_found"]);
+/** How long one long-poll request waits for a new event (D8 `waitMs`, at most 30000). */
 const FOLLOW_WAIT_MS = 25_000;
 /** Events per request when reading a whole log or following one. */
 const PAGE_LIMIT = 1000;
@@ -40,7 +42,7 @@ every session that way; --json prints one event record per line (JSONL).
 Options:
   --after N   start after the event with seq N
   --limit N   print at most N events
-  --follow    wait for new events until the session ends (exit 0); Ctrl-C stops (exit 130)
+  --follow    stream new events until the session ends (exit 0); Ctrl-C stops (exit 130)
   --raw       the records as lines, not a transcript (conversations' protocol lines included)`,
   async run(args, io) {
     const { values, positionals } = parseCommandArgs(args, {
@@ -165,8 +167,8 @@ export function eventPrinter(io: Io, json: boolean | undefined): EventPrinter {
 }
 
 /**
- * Follows a session's log from `afterSeq` with long polls until its
- * `session.ended` event is printed (exit 0). SIGINT aborts the wait: exit 130.
+ * Follows a session's log from `afterSeq` until its `session.ended` event is
+ * printed (exit 0). SIGINT aborts the wait: exit 130.
  */
 export async function followEvents(
   client: SvcClient,
@@ -198,11 +200,38 @@ export async function followEvents(
 export type LogEnd = { ended: EventRecord | null } | { refused: unknown };
 
 /**
- * Reads a session's log from `afterSeq` with long polls, handing each event
- * to `onEvent`, until the `session.ended` event or the end of an ended
- * session's log. Aborting `signal` rejects with the abort reason.
+ * Reads a session's log from `afterSeq` on its event stream (D19), handing
+ * each event to `onEvent`, until the `session.ended` event or the end of an
+ * ended session's log. A dropped stream resumes where it stopped; when the
+ * daemon has no stream slot free it long-polls instead. Aborting `signal`
+ * rejects with the abort reason.
  */
 export async function pollLog(
+  client: SvcClient,
+  sessionId: string,
+  { afterSeq, signal, onEvent }: {
+    afterSeq: number;
+    signal: AbortSignal;
+    onEvent: (event: EventRecord) => void;
+  },
+): Promise<LogEnd> {
+  let cursor = afterSeq;
+  try {
+    for await (const event of client.streamSessionEvents(sessionId, { afterSeq, signal })) {
+      onEvent(event);
+      cursor = event.seq;
+      if (event.kind === "session.ended") return { ended: event };
+    }
+    return { ended: null };
+  } catch (error) {
+    if (!(error instanceof StreamRefused)) throw error;
+    if (error.code === null || !LONG_POLL_FALLBACK.has(error.code)) return { refused: error.body };
+  }
+  return await longPollLog(client, sessionId, { afterSeq: cursor, signal, onEvent });
+}
+
+/** `pollLog` with long polls (`waitMs`), for when no stream can be opened. */
+async function longPollLog(
   client: SvcClient,
   sessionId: string,
   { afterSeq, signal, onEvent }: {

@@ -15,6 +15,7 @@ import { serveCommand } from "./serve.ts";
 import { serviceCommand } from "./service.ts";
 import { statusCommand } from "./status.ts";
 import { stopCommand } from "./stop.ts";
+import { watchCommand } from "./watch.ts";
 
 /** Every command, in the order `svc help` lists them. */
 export const COMMANDS: readonly Command[] = [
@@ -31,6 +32,7 @@ export const COMMANDS: readonly Command[] = [
   automationsCommand,
   logsCommand,
   serviceCommand,
+  watchCommand,
   // Reads the table only when it runs, so it can complete every command, itself included.
   completionsCommand(() => COMMANDS),
 ];

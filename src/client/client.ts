@@ -8,9 +8,31 @@
  * negotiation. Before a mutation it re-checks the instance with a `GET
  * /health`, so a mutation meant for a replaced daemon fails before any of its
  * bytes are sent; it never replays a mutation. Bodies over 4 MiB are refused.
+ * Streams (D19) are read by stream_reader.ts through `openStream`; a reader
+ * that meets a new instance on reconnect negotiates again and resumes by seq
+ * (docs/api.md §4.15 says why that is safe).
  */
 
+import type { EventRecord } from "../store/events_store.ts";
+import { ClientError } from "./client_error.ts";
 import { fetchOverPath } from "./node_http_fetch.ts";
+import {
+  type FeedItem,
+  type FeedStreamOptions,
+  readFeed,
+  readSessionEvents,
+  type SessionStreamOptions,
+  type StreamOpening,
+} from "./stream_reader.ts";
+
+export { ClientError, type ClientErrorCode, StreamRefused } from "./client_error.ts";
+export type {
+  FeedItem,
+  FeedStreamOptions,
+  ReconnectOptions,
+  SessionStreamOptions,
+  StreamOpening,
+} from "./stream_reader.ts";
 
 /** The response body bound of first-party clients (C8). */
 export const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
@@ -20,25 +42,6 @@ export const CLIENT_API_VERSION = "svc.daemon.v1";
 
 /** Where the daemon is: its Unix socket, its Windows named pipe, or a loopback `host:port`. */
 export type ClientTarget = { socketPath: string } | { pipe: string } | { tcp: string };
-
-/** Why a call failed on the client side, before or instead of a daemon answer. */
-export type ClientErrorCode =
-  | "unreachable"
-  | "instance_changed"
-  | "response_too_large"
-  | "api_mismatch"
-  | "capability_missing"
-  | "bad_response";
-
-/** A client-side failure (no usable daemon answer). */
-export class ClientError extends Error {
-  readonly code: ClientErrorCode;
-  constructor(code: ClientErrorCode, message: string) {
-    super(message);
-    this.name = "ClientError";
-    this.code = code;
-  }
-}
 
 /** An answer of the daemon. */
 export interface ClientResponse<T = unknown> {
@@ -154,6 +157,46 @@ export class SvcClient {
     return response as ClientResponse<T>;
   }
 
+  /**
+   * Opens a streaming GET (D19) under the same instance rules as `request`:
+   * on 200 the unread body, else the daemon's JSON refusal. The readers use it.
+   */
+  async openStream(
+    path: string,
+    { headers = {}, signal }: { headers?: Record<string, string>; signal?: AbortSignal } = {},
+  ): Promise<StreamOpening> {
+    const bound = this.#negotiated ?? await this.negotiate();
+    const response = await this.#fetch("GET", path, {
+      headers: { accept: "text/event-stream", ...headers },
+      signal,
+    });
+    const instanceId = response.headers.get("svc-instance");
+    if (instanceId !== null && instanceId !== bound.instanceId) {
+      await response.body?.cancel();
+      throw this.#instanceChanged();
+    }
+    if (!response.ok || response.body === null) {
+      return { ok: false, status: response.status, body: await this.#json(response) };
+    }
+    return { ok: true, status: response.status, instanceId, body: response.body };
+  }
+
+  /**
+   * A session's event records after `afterSeq`, live until the session has
+   * ended; a dropped connection resumes after the last seq received.
+   */
+  streamSessionEvents(
+    sessionId: string,
+    options: SessionStreamOptions = {},
+  ): AsyncIterable<EventRecord> {
+    return readSessionEvents(this, sessionId, options);
+  }
+
+  /** The daemon-wide feed (`GET /stream`), reconnected; see `FeedItem`. */
+  streamFeed(options: FeedStreamOptions = {}): AsyncIterable<FeedItem> {
+    return readFeed(this, options);
+  }
+
   /** Releases the connection pool. */
   close(): void {
     this.#httpClient?.close();
@@ -173,22 +216,32 @@ export class SvcClient {
     body?: unknown,
     signal?: AbortSignal,
   ): Promise<ClientResponse & { instanceId: string | null }> {
-    let response: Response;
+    const response = await this.#fetch(method, path, {
+      headers: body === undefined ? {} : { "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal,
+    });
+    return {
+      status: response.status,
+      ok: response.ok,
+      body: await this.#json(response),
+      instanceId: response.headers.get("svc-instance"),
+    };
+  }
+
+  /** The response (body unread); a transport failure is `unreachable` unless `signal` aborted. */
+  async #fetch(
+    method: string,
+    path: string,
+    init: { headers: Record<string, string>; body?: string; signal?: AbortSignal },
+  ): Promise<Response> {
     try {
-      const init = {
-        method,
-        signal,
-        headers: body === undefined ? {} : { "content-type": "application/json" } as Record<
-          string,
-          string
-        >,
-        body: body === undefined ? undefined : JSON.stringify(body),
-      };
-      response = this.#pipe === undefined
-        ? await fetch(this.#baseUrl + path, { ...init, client: this.#httpClient })
-        : await fetchOverPath(this.#pipe, this.#baseUrl + path, init);
+      const request = { method, ...init };
+      return this.#pipe === undefined
+        ? await fetch(this.#baseUrl + path, { ...request, client: this.#httpClient })
+        : await fetchOverPath(this.#pipe, this.#baseUrl + path, request);
     } catch (error) {
-      if (signal?.aborted) throw error;
+      if (init.signal?.aborted) throw error;
       // The connection to the negotiated peer is gone: that binding is lost too.
       this.#negotiated = null;
       throw new ClientError(
@@ -198,19 +251,16 @@ export class SvcClient {
         })`,
       );
     }
+  }
+
+  /** The body as JSON, within the response bound. */
+  async #json(response: Response): Promise<unknown> {
     const text = await readBounded(response, this.#options.maxResponseBytes ?? MAX_RESPONSE_BYTES);
-    let parsed: unknown;
     try {
-      parsed = JSON.parse(text);
+      return JSON.parse(text);
     } catch {
       throw new ClientError("bad_response", `Daemon answered ${response.status} with non-JSON`);
     }
-    return {
-      status: response.status,
-      ok: response.ok,
-      body: parsed,
-      instanceId: response.headers.get("svc-instance"),
-    };
   }
 }
 

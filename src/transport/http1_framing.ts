@@ -370,7 +370,9 @@ export async function writeResponse(
   const buffered: Uint8Array[] = [];
   let size = 0;
   let ended = false;
-  while (size <= BUFFERED_BODY_BYTES) {
+  // An event stream (D19) goes out as it comes: its head at once, then every chunk.
+  const streaming = /^text\/event-stream\b/i.test(response.headers.get("content-type") ?? "");
+  while (!streaming && size <= BUFFERED_BODY_BYTES) {
     const { done, value } = await reader.read();
     if (done) {
       ended = true;
@@ -392,13 +394,20 @@ export async function writeResponse(
     return !close;
   }
   const chunked = request.version === "1.1";
-  await write(head(chunked ? { kind: "chunked" } : { kind: "close" }));
   const send = (data: Uint8Array) => write(chunked ? encodeChunk(data) : data);
-  await send(concat(buffered));
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    if (value.length > 0) await send(value);
+  try {
+    await write(head(chunked ? { kind: "chunked" } : { kind: "close" }));
+    if (size > 0) await send(concat(buffered));
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (value.length > 0) await send(value);
+    }
+  } catch (error) {
+    // The peer is gone (or the body failed): cancel the body so its producer stops and
+    // releases what it holds (a stream slot, a waiter), then let the connection close.
+    await reader.cancel(error).catch(() => {});
+    throw error;
   }
   if (chunked) await write(LAST_CHUNK);
   return chunked && !close;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { ClientError, SvcClient } from "../../src/client/client.ts";
-import { startTestDaemon } from "../helpers/daemon.ts";
+import { restartTestDaemon, startTestDaemon } from "../helpers/daemon.ts";
 import { listenUnix } from "../../src/transport/unix_socket.ts";
 import { removeTree, tempHome } from "../helpers/home.ts";
 
@@ -14,7 +14,7 @@ Deno.test("SvcClient negotiates, then fails and re-negotiates when the daemon is
     assert.equal((await client.get("/api-version")).status, 200);
 
     await first.daemon.stop();
-    const second = await startTestDaemon({ home });
+    const second = await restartTestDaemon({ home });
     try {
       await assert.rejects(() => client.get("/api-version"), (error: unknown) => {
         assert.ok(error instanceof ClientError);
@@ -46,7 +46,7 @@ Deno.test("SvcClient never sends a mutation to a replaced daemon", async () => {
   await client.negotiate();
   await first.daemon.stop();
   first.client.close();
-  const second = await startTestDaemon({ home });
+  const second = await restartTestDaemon({ home });
   try {
     const log = () => Deno.readTextFile(`${home}/logs/daemon.log`);
     const before = await log();

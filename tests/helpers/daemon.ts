@@ -1,5 +1,6 @@
 import { type Daemon, type DaemonOptions, startDaemon } from "../../src/daemon.ts";
 import { SvcClient } from "../../src/client/client.ts";
+import { ConfigError } from "../../src/config/config_error.ts";
 import type { ProgramProber } from "../../src/sessions/harness_probe.ts";
 import { removeTree, tempHome } from "./home.ts";
 
@@ -62,6 +63,27 @@ export async function startTestDaemon(
       if (ownsHome) await removeTree(home);
     },
   };
+}
+
+/**
+ * Starts a daemon on the home a stopped one just released. The home lock is
+ * an flock: a process another test forks at that moment shares the lock
+ * until it execs, so a refusal ("Another svc is starting") is retried
+ * briefly; a lock never released still fails.
+ */
+export async function restartTestDaemon(
+  options: Partial<DaemonOptions> & { home: string; configJson?: unknown },
+): Promise<TestDaemon> {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    try {
+      return await startTestDaemon(options);
+    } catch (error) {
+      const locked = error instanceof ConfigError && error.message.startsWith("Another svc is");
+      if (!locked || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
 }
 
 /** The fixture harness (tests/fixtures/harness.ts) as configured harnesses (D3). */
