@@ -18,7 +18,7 @@ import {
   type TurnStatus,
   type Usage,
 } from "./protocol.ts";
-import { type Json, num, obj, str } from "./json_fields.ts";
+import { type Json, num, obj, rpcIdOf, str } from "./json_fields.ts";
 
 type RpcId = string | number;
 
@@ -243,11 +243,11 @@ export function createAcpAdapter(context: AdapterContext): ProtocolAdapter {
       const method = str(message.method);
       const params = obj(message.params) ?? {};
       const id = message.id;
-      const validId = typeof id === "string" || (typeof id === "number" && Number.isFinite(id));
+      const rpcId = rpcIdOf(id);
       const callId = str(obj(params.update)?.toolCallId);
       const steps = flushDeclined(method === "session/update" ? callId : null);
-      if (method !== null && validId) {
-        return [...steps, ...onAgentRequest(id as RpcId, method, params)];
+      if (method !== null && rpcId !== null) {
+        return [...steps, ...onAgentRequest(rpcId, method, params)];
       }
       if (method === "session/update") {
         const update = obj(params.update);

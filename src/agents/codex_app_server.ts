@@ -18,7 +18,7 @@ import {
   type TurnStatus,
   type Usage,
 } from "./protocol.ts";
-import { type Json, num, obj, str } from "./json_fields.ts";
+import { type Json, num, obj, rpcIdOf, str } from "./json_fields.ts";
 import { SVC_VERSION } from "../version.ts";
 
 type RpcId = string | number;
@@ -266,8 +266,8 @@ export function createCodexAppServerAdapter(context: AdapterContext): ProtocolAd
       const method = str(message.method);
       const params = obj(message.params) ?? {};
       const id = message.id;
-      const validId = typeof id === "string" || (typeof id === "number" && Number.isFinite(id));
-      if (method !== null && validId) return onServerRequest(id as RpcId, method, params);
+      const rpcId = rpcIdOf(id);
+      if (method !== null && rpcId !== null) return onServerRequest(rpcId, method, params);
       if (method !== null) return onNotification(method, params);
       if (typeof id === "number") return onResponse(id, message);
       return [];

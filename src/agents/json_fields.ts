@@ -16,3 +16,8 @@ export const num = (value: unknown): number | null =>
 /** The value if it is a JSON object (not an array), else null. */
 export const obj = (value: unknown): Json | null =>
   value !== null && typeof value === "object" && !Array.isArray(value) ? value as Json : null;
+
+/** A JSON-RPC id (a string or a finite number), or null for a notification or a bad id. */
+export function rpcIdOf(value: unknown): string | number | null {
+  return typeof value === "string" || num(value) !== null ? value as string | number : null;
+}
