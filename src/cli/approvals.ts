@@ -9,6 +9,7 @@ import { CLIENT_OPTIONS, parseCommandArgs } from "./args.ts";
 import { type Command, UsageError } from "./command.ts";
 import { withClient } from "./connect.ts";
 import { oneLine, printResponse, table } from "./output.ts";
+import { sanitize } from "./transcript.ts";
 
 interface ActionAnswer<T> {
   ok: true;
@@ -21,6 +22,16 @@ function act<T>(
   fields: Record<string, unknown>,
 ): Promise<ClientResponse<ActionAnswer<T>>> {
   return client.post<ActionAnswer<T>>("/actions", { action, origin: "cli", ...fields });
+}
+
+/**
+ * What a request asks, on one line: its summary ("Bash: touch x"), prefixed
+ * with the tool when the summary does not name it.
+ */
+export function describeRequest({ tool, summary }: Pick<PendingApproval, "tool" | "summary">) {
+  const text = oneLine(sanitize(summary)).trim();
+  if (text === "") return tool;
+  return tool === "" || text.startsWith(tool) ? text : `${tool}: ${text}`;
 }
 
 /** "in 4m 10s" until `expiresAt`, or "now" when it has passed. */
@@ -41,7 +52,7 @@ export function approvalsTable(approvals: PendingApproval[], nowMs: number): str
       a.requestId,
       a.tool,
       expiresIn(a.expiresAt, nowMs),
-      oneLine(a.summary),
+      oneLine(sanitize(a.summary)),
     ]),
   );
 }
@@ -82,8 +93,9 @@ export const approveCommand: Command = {
 
 Answers one pending permission request (see "svc approvals"): allow by default,
 --deny to refuse. --remember allows the same for the rest of the session where
-the agent offers it. --message is shown to the agent with a denial.
-Exit 1 when the request is no longer pending or unknown.`,
+the agent offers it. --message is shown to the agent with a denial. Prints what
+was answered, e.g. "Allowed Bash: touch x (ses_… req_1)". Exit 1 when the
+request is no longer pending or unknown.`,
   async run(args, io) {
     const { values, positionals } = parseCommandArgs(args, {
       ...CLIENT_OPTIONS,
@@ -96,7 +108,17 @@ Exit 1 when the request is no longer pending or unknown.`,
     if (requestId === undefined) throw new UsageError("Missing request ID");
     if (values.remember && values.deny) throw new UsageError("--remember only goes with allow");
     const decision = values.deny ? "deny" : "allow";
+    const verb = values.deny ? "Denied" : "Allowed";
     return await withClient(values.home, io, async (client) => {
+      // The request's tool and summary, for the confirmation; the answer below decides the rest.
+      const listed = await act<{ approvals: PendingApproval[] }>(
+        client,
+        "svc.sessions.approvals",
+        { sessionId },
+      );
+      const request = listed.ok
+        ? listed.body.result.approvals.find((approval) => approval.requestId === requestId)
+        : undefined;
       const response = await act<{ decision: string }>(client, "svc.sessions.approve", {
         sessionId,
         requestId,
@@ -108,7 +130,8 @@ Exit 1 when the request is no longer pending or unknown.`,
         io,
         response,
         values.json,
-        () => `${decision === "allow" ? "Allowed" : "Denied"} ${requestId} of ${sessionId}`,
+        () =>
+          `${verb} ${request ? describeRequest(request) : "request"} (${sessionId} ${requestId})`,
       );
     });
   },

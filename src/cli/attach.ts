@@ -13,8 +13,8 @@ export const attachCommand: Command = {
   usage: `Usage: svc attach SESSION [--home DIR]
 
 Prints the transcript of SESSION so far, then follows it as "svc chat" does:
-each line typed is the next turn; /close, /quit, /interrupt, /help and Ctrl-C
-work the same. When stdin is not a terminal its lines are the turns and its
+each line typed is the next turn; /close, /quit, /interrupt, /help, Ctrl-C and
+the answers to a permission request (y, n, a) work the same. When stdin is not a terminal its lines are the turns and its
 end closes the session (follow a session without touching it with
 "svc events SESSION --follow"). An ended session's transcript is printed.
 Exits 0 when the session completed or on detach, 1 when it ended otherwise.`,

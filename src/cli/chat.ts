@@ -26,6 +26,8 @@ line typed.
   /quit       detach: exit, the session keeps running ("svc attach ID" resumes)
   /interrupt  cancel the current turn; Ctrl-C does the same, twice within 2 s detaches
   /help       list these; a line starting with // sends a leading /
+  y, n, a     while the agent asks permission: allow, deny, allow always (also
+              /allow, /deny, /always; in a terminal the key alone answers)
 
 When stdin is not a terminal its lines are the turns, and its end closes the
 session. Output is plain (no colour, no prompt) when stdout is not a terminal.

@@ -10,6 +10,7 @@ import type { SessionRecord } from "../store/sessions_store.ts";
 import { EXIT } from "./command.ts";
 import { pollLog } from "./events.ts";
 import { describeError } from "./output.ts";
+import { PermissionPrompt } from "./permission_prompt.ts";
 import { createTranscript, type TranscriptPiece } from "./transcript.ts";
 
 /** What the user did: typed a line, ended input (EOF, Ctrl-D), or pressed Ctrl-C. */
@@ -27,6 +28,12 @@ export interface ChatTerminal {
   print(pieces: TranscriptPiece[]): void;
   /** A message of svc itself, not the session's: stderr, or above the prompt. */
   notice(text: string): void;
+  /**
+   * Puts a permission request's question (null: none any more). A terminal
+   * shows it as the prompt and takes a single y, n or a on an empty line as
+   * the line `/allow`, `/deny` or `/always`; plain output prints it as a notice.
+   */
+  ask(question: string | null): void;
   /** Restores the terminal and stops reading input. */
   close(): void;
 }
@@ -73,9 +80,10 @@ const ANSWERS: Record<string, ChatLine> = {
 
 /**
  * What a typed line means: a blank line nothing, `/close` `/quit`
- * `/interrupt` `/help` their command, another `/word` an unknown command (a
- * typo is never sent to the agent), `//text` the text `/text`, anything else
- * the next turn as typed.
+ * `/interrupt` `/help` `/allow` `/deny` `/always` their command, another
+ * `/word` an unknown command (a typo is never sent to the agent), `//text`
+ * the text `/text`, anything else the next turn as typed. While a permission
+ * request is `asked`, `y`, `n` and `a` answer it.
  */
 export function parseChatLine(line: string, { asked = false }: { asked?: boolean } = {}): ChatLine {
   const trimmed = line.trim();
@@ -111,27 +119,20 @@ export async function converse(
   const transcript = createTranscript({ protocol: session.protocol, color: terminal.color });
   const controller = new AbortController();
   const { signal } = controller;
-  /** Permission requests still waiting, oldest first: `y`/`n`/`a` answer the first (D18). */
-  const asked: string[] = [];
+  const afterSeq = options.afterSeq ?? 0;
+  const permissions = new PermissionPrompt(client, terminal, { session, afterSeq });
   const following = pollLog(client, session.id, {
-    afterSeq: options.afterSeq ?? 0,
+    afterSeq,
     signal,
     onEvent: (event) => {
       terminal.print(transcript.render(event));
-      const { requestId } = JSON.parse(event.payload_json) as { requestId?: string };
-      if (event.kind === "agent.permission" && requestId !== undefined) {
-        asked.push(requestId);
-        terminal.notice("Allow? y = yes, n = no, a = always (svc approve works too)");
-      } else if (event.kind === "agent.permission.resolved") {
-        const index = asked.indexOf(requestId ?? "");
-        if (index >= 0) asked.splice(index, 1);
-      }
+      permissions.observe(event);
     },
   }).then((end) => ({ end }));
   const typing = typeTurns(client, session, terminal, {
     signal,
     now: options.now ?? Date.now,
-    asked,
+    permissions,
   }).then((detached) => ({ detached }));
   try {
     const first = await Promise.race([following, typing]);
@@ -168,7 +169,11 @@ async function typeTurns(
   client: SvcClient,
   session: SessionRecord,
   terminal: ChatTerminal,
-  { signal, now, asked }: { signal: AbortSignal; now: () => number; asked: string[] },
+  { signal, now, permissions }: {
+    signal: AbortSignal;
+    now: () => number;
+    permissions: PermissionPrompt;
+  },
 ): Promise<boolean> {
   const path = sessionPath(session.id);
   const post = (route: string, body: unknown) =>
@@ -208,7 +213,7 @@ async function typeTurns(
       await interrupt();
       continue;
     }
-    const line = parseChatLine(input.text, { asked: asked.length > 0 });
+    const line = parseChatLine(input.text, { asked: permissions.asking });
     switch (line.type) {
       case "none":
         break;
@@ -223,24 +228,9 @@ async function typeTurns(
       case "help":
         terminal.notice(CHAT_HELP);
         break;
-      case "answer": {
-        const requestId = asked[0];
-        if (requestId === undefined) {
-          terminal.notice("No permission request is waiting");
-          break;
-        }
-        const response = await client.request("POST", "/actions", {
-          action: "svc.sessions.approve",
-          origin: "cli",
-          sessionId: session.id,
-          requestId,
-          decision: line.decision,
-          ...(line.remember ? { remember: true } : {}),
-        }, { signal });
-        // Answered elsewhere or timed out: the resolution event will show what happened.
-        if (!response.ok) terminal.notice(describeError(response.body));
+      case "answer":
+        await permissions.answer(line, signal);
         break;
-      }
       case "unknown":
         terminal.notice(`Unknown command "${line.command}" (/help lists them)`);
         break;

@@ -5,11 +5,13 @@
  * When stdin and stdout are terminals it puts stdin in cbreak mode (keys
  * arrive one by one, Ctrl-C still signals) and keeps a prompt line at the
  * bottom: transcript lines are printed above it and it is redrawn after
- * them. Otherwise it reads stdin line by line and prints plain text: no
- * prompt, no cursor movement, and colour only as `useColor` allows.
+ * them. While a permission request is asked, its question is the prompt
+ * and one key (y, n, a) on an empty line answers it. Otherwise it reads
+ * stdin line by line and prints plain text: no prompt, no cursor movement,
+ * and colour only as `useColor` allows.
  */
 import type { ChatInput, ChatTerminal } from "./chat_loop.ts";
-import { bold, dim, useColor } from "./color.ts";
+import { bold, dim, useColor, yellow } from "./color.ts";
 import type { Io } from "./command.ts";
 import { LineEditor } from "./line_editor.ts";
 
@@ -20,6 +22,8 @@ const BRACKETED_PASTE_ON = "\x1b[?2004h";
 const BRACKETED_PASTE_OFF = "\x1b[?2004l";
 /** Moves to the start of the line and erases to the end of the screen. */
 const ERASE_FROM_LINE_START = "\r\x1b[J";
+/** While a question is asked, these keys on an empty line answer it: the lines they stand for. */
+const ANSWER_KEYS = new Map([["y", "/allow"], ["n", "/deny"], ["a", "/always"]]);
 
 /** Inputs in arrival order, handed to whoever waits for the next one. */
 export class InputQueue {
@@ -92,6 +96,8 @@ export function openTerminal(io: Io): ChatTerminal {
   const editor = new LineEditor();
   let open = true;
   let promptRows = 0;
+  /** The permission question asked, shown before the prompt. */
+  let question: string | null = null;
   /** Raw output of a raw session ended without a newline. */
   let midLine = false;
   const columns = () => {
@@ -111,8 +117,9 @@ export function openTerminal(io: Io): ChatTerminal {
     if (midLine) io.write("\n");
     midLine = false;
     const text = editor.text().replaceAll("\n", "↵");
-    io.write((color ? bold(PROMPT) : PROMPT) + text);
-    promptRows = rowsOf([...PROMPT].length + [...text].length, columns());
+    const prompt = question === null ? PROMPT : `${question} ${PROMPT}`;
+    io.write((color ? bold(question === null ? prompt : yellow(prompt)) : prompt) + text);
+    promptRows = rowsOf([...prompt].length + [...text].length, columns());
   };
   const printLines = (write: () => void) => {
     erasePrompt();
@@ -135,6 +142,17 @@ export function openTerminal(io: Io): ChatTerminal {
       const text = decoder.decode(value, { stream: true });
       if (!interactive) {
         for (const line of splitter.push(text)) queue.push({ type: "line", text: line });
+        continue;
+      }
+      const answer = question !== null && editor.text() === ""
+        ? ANSWER_KEYS.get(text.toLowerCase())
+        : undefined;
+      if (answer !== undefined) {
+        // Answered: a second key press is typed, never a second answer.
+        question = null;
+        erasePrompt();
+        drawPrompt();
+        queue.push({ type: "line", text: answer });
         continue;
       }
       for (const action of editor.feed(text)) {
@@ -185,6 +203,14 @@ export function openTerminal(io: Io): ChatTerminal {
         io.write((midLine ? "\n" : "") + lines.join("\n") + "\n");
         midLine = false;
       });
+    },
+    ask(text) {
+      if (!interactive) {
+        if (text !== null) io.err(text);
+        return;
+      }
+      question = text;
+      printLines(() => {});
     },
     close() {
       if (!open) return;

@@ -1,6 +1,6 @@
 /** `svc approvals` and `svc approve` against a real `svc serve` (issue 10, D18). */
 import assert from "node:assert/strict";
-import { approvalsTable } from "../../src/cli/approvals.ts";
+import { approvalsTable, describeRequest } from "../../src/cli/approvals.ts";
 import { waitForEnd } from "../helpers/daemon.ts";
 import { startCliDaemon } from "./cli_daemon.ts";
 
@@ -23,6 +23,27 @@ Deno.test("approvalsTable() lists requests with their expiry, or says there are 
   ]);
 });
 
+Deno.test("describeRequest() is the summary, named after the tool when it does not say it", () => {
+  assert.equal(describeRequest({ tool: "Bash", summary: "Bash: touch x" }), "Bash: touch x");
+  assert.equal(
+    describeRequest({ tool: "execute", summary: "Run\n touch x" }),
+    "execute: Run touch x",
+  );
+  assert.equal(describeRequest({ tool: "Read", summary: "" }), "Read");
+  assert.equal(describeRequest({ tool: "Bash", summary: "Bash: \x1b[2Jx" }), "Bash: x");
+});
+
+/** Polls until `check` returns a value, for at most 20 s. */
+async function eventually<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    assert.ok(Date.now() < deadline, `Timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 Deno.test("svc approvals lists a pending request; svc approve answers it once", async () => {
   await using d = await startCliDaemon();
   const launched = await d.client.post<Json>("/sessions", {
@@ -32,39 +53,49 @@ Deno.test("svc approvals lists a pending request; svc approve answers it once", 
     approvals: "ask",
   });
   const id = launched.body.id as string;
-  let listed = "";
-  const deadline = Date.now() + 20_000;
-  while (!(listed = (await d.svc(["approvals"])).stdout).includes(id)) {
-    assert.ok(Date.now() < deadline, `no pending request: ${listed}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  assert.match(listed, /req_1\s+Bash\s+in \d+m \d+s\s+Bash: touch x/);
+  /** The `result` of the session's `turn`th turn, once it has ended. */
+  const turnResult = (turn: number) =>
+    eventually(`turn ${turn}`, async () => {
+      const page = await d.client.get<{ events: Json[] }>(
+        `/sessions/${id}/events?kinds=agent.turn`,
+      );
+      const event = page.body.events[turn - 1];
+      return event && JSON.parse(event.payload_json as string).result as string;
+    });
+  const listed = await eventually("the pending request", async () => {
+    const { stdout } = await d.svc(["approvals"]);
+    return stdout.includes(id) ? stdout : undefined;
+  });
+  assert.match(listed, /^SESSION\s+REQUEST\s+TOOL\s+EXPIRES\s+SUMMARY$/m);
+  assert.match(listed, /req_1\s+Bash\s+in \d+m \d+s\s+Bash: touch x$/m);
   const json = JSON.parse((await d.svc(["approvals", "--session", id, "--json"])).stdout);
   assert.equal(json.result.approvals.length, 1);
 
-  const denied = await d.svc(["approve", id, "req_1", "--deny", "--message", "not here"]);
+  const denied = await d.svc(["approve", id, "req_1", "--deny", "--message", "no"]);
   assert.equal(denied.code, 0, denied.stderr);
-  assert.equal(denied.stdout, `Denied req_1 of ${id}\n`);
+  assert.equal(denied.stdout, `Denied Bash: touch x (${id} req_1)\n`);
   const again = await d.svc(["approve", id, "req_1"]);
   assert.equal(again.code, 1);
   assert.match(again.stderr, /^approval_not_pending: /);
   const unknown = await d.svc(["approve", id, "nope"]);
   assert.equal(unknown.code, 1);
   assert.match(unknown.stderr, /^approval_not_found: /);
+  assert.equal(unknown.stdout, "");
   assert.equal((await d.svc(["approve", id])).code, 2, "a missing request id is a usage error");
   assert.equal((await d.svc(["approve", id, "r", "--deny", "--remember"])).code, 2);
-
-  const page = await d.client.get<{ events: Json[] }>(`/sessions/${id}/events?kinds=agent.turn`);
-  const deadlineTurn = Date.now() + 20_000;
-  let turns = page.body.events;
-  while (turns.length === 0) {
-    assert.ok(Date.now() < deadlineTurn, "the turn never ended");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    turns = (await d.client.get<{ events: Json[] }>(`/sessions/${id}/events?kinds=agent.turn`))
-      .body.events;
-  }
-  assert.equal(JSON.parse(turns[0].payload_json as string).result, "denied: not here");
+  assert.equal(await turnResult(1), "denied: no");
   assert.equal((await d.svc(["approvals"])).stdout, "No pending approvals\n");
+
+  // A second request, allowed (with --remember, a plain allow for claude).
+  await d.client.post(`/sessions/${id}/input`, { data: "ask Bash touch y" });
+  await eventually("the second request", async () => {
+    const { stdout } = await d.svc(["approvals", "--session", id]);
+    return stdout.includes("req_2") ? stdout : undefined;
+  });
+  const allowed = await d.svc(["approve", id, "req_2", "--remember"]);
+  assert.equal(allowed.code, 0, allowed.stderr);
+  assert.equal(allowed.stdout, `Allowed Bash: touch y (${id} req_2)\n`);
+  assert.equal(await turnResult(2), "allowed");
   await d.client.post(`/sessions/${id}/kill`, {});
   await waitForEnd(d.client, id);
 });

@@ -297,7 +297,7 @@ Deno.test("chatCommand: y answers a waiting permission request inline (D18)", as
   const stderr = textReader(child.stderr);
   const stdout = textReader(child.stdout);
   const writer = child.stdin.getWriter();
-  await within("the permission notice", stderr.until("Allow? y = yes"));
+  await within("the question", stderr.until("Allow Bash: touch x? [y]es / [n]o / [a]lways\n"));
   await writer.write(new TextEncoder().encode("y\n"));
   await within("the allowed reply", stdout.until("agent › allowed"));
   await writer.write(new TextEncoder().encode("/close\n"));

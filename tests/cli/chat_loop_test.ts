@@ -22,6 +22,8 @@ function fakeTerminal() {
   const queue = new InputQueue();
   const printed: string[] = [];
   const notices: string[] = [];
+  /** What `ask` was given, in order (null: the question was taken away). */
+  const questions: Array<string | null> = [];
   const terminal: ChatTerminal = {
     interactive: false,
     color: false,
@@ -30,12 +32,14 @@ function fakeTerminal() {
       for (const piece of pieces) printed.push(piece.type === "line" ? piece.text : piece.data);
     },
     notice: (text) => notices.push(text),
+    ask: (question) => questions.push(question),
     close() {},
   };
   return {
     terminal,
     printed,
     notices,
+    questions,
     type: (text: string) => queue.push({ type: "line", text }),
     interrupt: () => queue.push({ type: "interrupt" }),
     eof: () => queue.push({ type: "eof" }),
@@ -72,6 +76,7 @@ async function launch(
     projectRoot: project,
     harness,
     prompt,
+    approvals: "ask",
   });
   assert.equal(response.status, 201, JSON.stringify(response.body));
   return response.body;
@@ -91,6 +96,20 @@ Deno.test("parseChatLine() tells turns from chat commands", () => {
     type: "send",
     text: "/usr/bin/env is missing",
   });
+});
+
+Deno.test("parseChatLine() reads y, n, a as answers only while a request is asked", () => {
+  const allow = { type: "answer", decision: "allow", remember: false };
+  assert.deepEqual(parseChatLine("y"), { type: "send", text: "y" });
+  assert.deepEqual(parseChatLine(" Y ", { asked: true }), allow);
+  assert.deepEqual(parseChatLine("n", { asked: true }), { ...allow, decision: "deny" });
+  assert.deepEqual(parseChatLine("a", { asked: true }), { ...allow, remember: true });
+  assert.deepEqual(parseChatLine("yes please", { asked: true }), {
+    type: "send",
+    text: "yes please",
+  });
+  assert.deepEqual(parseChatLine("/allow"), allow);
+  assert.deepEqual(parseChatLine("/always"), { ...allow, remember: true });
 });
 
 Deno.test("converse(): turns typed, the transcript printed, /close ends it (exit 0)", async () => {
@@ -199,5 +218,63 @@ Deno.test("converse(): a raw session shows its output and takes lines with a new
     fake.eof();
     assert.equal(await done, EXIT.ok);
     assert.ok(fake.printed.some((text) => text.includes("ping")), fake.printed.join("|"));
+  });
+});
+
+Deno.test("converse(): y answers a waiting permission request; an attach later asks nothing", async () => {
+  await withDaemon(async (t, project) => {
+    const session = await launch(t, project, "ask Bash touch x");
+    const fake = fakeTerminal();
+    const done = converse(t.client, session, fake.terminal);
+    await fake.waitFor(/^ {2}\? Bash: touch x asks permission \(request req_1\)$/);
+    const deadline = Date.now() + 20_000;
+    while (fake.questions.length === 0) {
+      assert.ok(Date.now() < deadline, "no question was put");
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.deepEqual(fake.questions, ["Allow Bash: touch x? [y]es / [n]o / [a]lways"]);
+    fake.type("y");
+    await fake.waitFor(/^agent › allowed$/);
+    assert.ok(fake.printed.includes("  ✓ request req_1 allowed (owner)"), fake.printed.join("\n"));
+    assert.deepEqual(fake.questions, ["Allow Bash: touch x? [y]es / [n]o / [a]lways", null]);
+    // Nothing asked now: y is a turn.
+    fake.type("y");
+    await fake.waitFor(/^agent › echo: y$/);
+    fake.type("/allow");
+    fake.type("/close");
+    assert.equal(await done, EXIT.ok);
+    assert.ok(fake.notices.includes("No permission request is waiting"), fake.notices.join());
+
+    // Attaching afterwards: the request is in the transcript, answered, and not asked again.
+    const ended = (await t.client.get<SessionRecord>(`/sessions/${session.id}`)).body;
+    const again = fakeTerminal();
+    assert.equal(await converse(t.client, ended, again.terminal), EXIT.ok);
+    assert.ok(again.printed.includes("  ✓ request req_1 allowed (owner)"));
+    assert.deepEqual(again.questions, []);
+  });
+});
+
+Deno.test("converse(): attaching to a waiting request asks it; n denies it", async () => {
+  await withDaemon(async (t, project) => {
+    const launched = await launch(t, project, "ask Bash touch x");
+    let session = launched;
+    const deadline = Date.now() + 20_000;
+    while (session.activity !== "waiting_approval") {
+      assert.ok(Date.now() < deadline, "the request never waited");
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      session = (await t.client.get<SessionRecord>(`/sessions/${launched.id}`)).body;
+    }
+    const fake = fakeTerminal();
+    const done = converse(t.client, session, fake.terminal);
+    await fake.waitFor(/asks permission \(request req_1\)$/);
+    while (fake.questions.length === 0) {
+      assert.ok(Date.now() < deadline, "no question was put");
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    fake.type("n");
+    await fake.waitFor(/^agent › denied: /);
+    fake.type("/close");
+    assert.equal(await done, EXIT.ok);
+    assert.deepEqual(fake.questions, ["Allow Bash: touch x? [y]es / [n]o / [a]lways", null]);
   });
 });

@@ -138,6 +138,37 @@ Deno.test({
 });
 
 Deno.test({
+  name: "chatCommand in tmux: a permission request is the prompt, and the y key alone answers it",
+  ignore: !TMUX_INSTALLED,
+  async fn() {
+    await using d = await startCliDaemon();
+    const dir = await tempHome();
+    const tmux = tmuxOn(dir);
+    try {
+      await startPane(tmux, d.home, d.project, ["chat", "--harness", "agent", "ask Bash touch x"]);
+      let screen = await tmux.waitFor(
+        /^Allow Bash: touch x\? \[y\]es \/ \[n\]o \/ \[a\]lways › *$/m,
+      );
+      assert.match(screen, /^ {2}\? Bash: touch x asks permission \(request req_1\)$/m);
+      await tmux.run("send-keys", "-t", "chat", "-l", "y"); // No Enter.
+      screen = await tmux.waitFor(/^agent › allowed$/m);
+      assert.match(screen, /^ {2}✓ request req_1 allowed \(owner\)$/m);
+      // Answered: the plain prompt is back, and a y now is typed, not an answer.
+      await tmux.run("send-keys", "-t", "chat", "-l", "y");
+      screen = await tmux.waitFor(/^› y$/m);
+      assert.doesNotMatch(screen, /^Allow /m);
+      await tmux.run("send-keys", "-t", "chat", "C-u");
+      await tmux.typeLine("/close");
+      screen = await tmux.waitFor(/^tty=/m);
+      assert.match(screen, /^chat-exit=0$/m);
+    } finally {
+      await tmux.kill();
+      await removeTree(dir);
+    }
+  },
+});
+
+Deno.test({
   name: "attachCommand in tmux: the transcript so far, then Ctrl-C twice detaches",
   ignore: !TMUX_INSTALLED,
   async fn() {
