@@ -15,6 +15,7 @@ import {
   writeResponse,
 } from "../../src/transport/http1_framing.ts";
 import { removeTree, tempHome } from "../helpers/home.ts";
+import { serveOnSocket } from "../helpers/http1_socket.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -415,39 +416,6 @@ Deno.test("serveHttp1Connection() closes after the current response when stoppin
   assert.match(conn.text, /connection: close/);
   assert.doesNotMatch(conn.text, /"\/b"/);
 });
-
-/** Serves `handler` with serveHttp1Connection on a real Unix socket, for real HTTP clients. */
-function serveOnSocket(path: string, handler: (req: Request) => Promise<Response>) {
-  const listener = Deno.listen({ transport: "unix", path });
-  const connections: Promise<void>[] = [];
-  const accepting = (async () => {
-    for await (const conn of listener) {
-      const duplex: ByteDuplex = {
-        read: (into) => conn.read(into).catch(() => null),
-        write: async (chunk) => {
-          for (let offset = 0; offset < chunk.length;) {
-            offset += await conn.write(chunk.subarray(offset));
-          }
-        },
-        cancelRead: () => conn.close(),
-      };
-      connections.push(
-        serveHttp1Connection(duplex, handler).finally(() => {
-          try {
-            conn.close();
-          } catch { /* already closed */ }
-        }),
-      );
-    }
-  })();
-  return {
-    async close() {
-      listener.close();
-      await accepting.catch(() => {});
-      await Promise.all(connections);
-    },
-  };
-}
 
 Deno.test("serveHttp1Connection() interoperates with Deno's fetch and node:http clients", async () => {
   const dir = await tempHome();

@@ -8,13 +8,10 @@ import assert from "node:assert/strict";
 import { SvcClient } from "../../src/client/client.ts";
 import { PIPE_PEER } from "../../src/policy/peer.ts";
 import type { EventRecord } from "../../src/store/events_store.ts";
-import {
-  type ByteDuplex,
-  serveHttp1Connection,
-  writeResponse,
-} from "../../src/transport/http1_framing.ts";
+import { writeResponse } from "../../src/transport/http1_framing.ts";
 import { fixtureHarnesses, startTestDaemon, waitForEnd } from "../helpers/daemon.ts";
 import { removeTree, tempHome } from "../helpers/home.ts";
+import { serveOnSocket } from "../helpers/http1_socket.ts";
 
 const DEADLINE_MS = 30_000;
 const encoder = new TextEncoder();
@@ -71,45 +68,12 @@ Deno.test("writeResponse() cancels the body when the peer is gone", async () => 
   assert.equal(cancelled, gone);
 });
 
-/** Serves the daemon's handler as the pipe listener does, on a Unix socket. */
-function servePipeLike(path: string, handler: (req: Request) => Promise<Response>) {
-  const listener = Deno.listen({ transport: "unix", path });
-  const connections: Promise<void>[] = [];
-  const accepting = (async () => {
-    for await (const conn of listener) {
-      const duplex: ByteDuplex = {
-        read: (into) => conn.read(into).catch(() => null),
-        write: async (chunk) => {
-          for (let offset = 0; offset < chunk.length;) {
-            offset += await conn.write(chunk.subarray(offset));
-          }
-        },
-        cancelRead: () => conn.close(),
-      };
-      connections.push(
-        serveHttp1Connection(duplex, handler).finally(() => {
-          try {
-            conn.close();
-          } catch { /* already closed */ }
-        }),
-      );
-    }
-  })();
-  return {
-    async close() {
-      listener.close();
-      await accepting.catch(() => {});
-      await Promise.all(connections);
-    },
-  };
-}
-
 Deno.test("the pipe path streams a live session and the feed (serveHttp1Connection + node:http)", async () => {
   await using t = await startTestDaemon({ configJson: { harnesses: fixtureHarnesses() } });
   const dir = await tempHome();
   const project = await Deno.realPath(await tempHome());
   const path = `${dir}/pipe-like.sock`;
-  const server = servePipeLike(path, async (req) => await t.daemon.handler(req, PIPE_PEER));
+  const server = serveOnSocket(path, async (req) => await t.daemon.handler(req, PIPE_PEER));
   const client = new SvcClient({ pipe: path });
   const controller = new AbortController();
   const deadline = setTimeout(() => controller.abort(new Error("deadline")), DEADLINE_MS);
