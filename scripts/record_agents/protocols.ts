@@ -5,6 +5,7 @@
  * stdout lines end a turn or ask something.
  */
 import type { Harness } from "../agents_install.ts";
+import { buildArgv, BUILTIN_HARNESSES } from "../../src/sessions/harnesses.ts";
 import { AGENT_MODELS } from "../../tests/real_agents/agent_env.ts";
 import type { AgentProcess, Message } from "./agent_process.ts";
 
@@ -52,18 +53,14 @@ function field(value: unknown, ...path: string[]): unknown {
   return current;
 }
 
+function builtinClaude() {
+  return BUILTIN_HARNESSES.find((spec) => spec.id === "claude")!;
+}
+
 function claudeProtocol(): Protocol {
   return {
-    args: [
-      "-p",
-      "--input-format",
-      "stream-json",
-      "--output-format",
-      "stream-json",
-      "--verbose",
-      "--permission-prompt-tool",
-      "stdio",
-    ],
+    // The built-in's own argv (without its model), so the recording drives what svc runs.
+    args: buildArgv(builtinClaude(), { prompt: "" }).argv.slice(1),
     open: async () => {},
     prompt: (agent, text) =>
       agent.send({ type: "user", message: { role: "user", content: [{ type: "text", text }] } }),

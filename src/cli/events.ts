@@ -199,6 +199,13 @@ export async function followEvents(
 /** How a followed log ended: its `session.ended` event (null if it has none), or a refusal. */
 export type LogEnd = { ended: EventRecord | null } | { refused: unknown };
 
+/** Where following a log starts, when it stops, and what gets each event. */
+interface FollowOptions {
+  afterSeq: number;
+  signal: AbortSignal;
+  onEvent: (event: EventRecord) => void;
+}
+
 /**
  * Reads a session's log from `afterSeq` on its event stream (D19), handing
  * each event to `onEvent`, until the `session.ended` event or the end of an
@@ -209,11 +216,7 @@ export type LogEnd = { ended: EventRecord | null } | { refused: unknown };
 export async function pollLog(
   client: SvcClient,
   sessionId: string,
-  { afterSeq, signal, onEvent }: {
-    afterSeq: number;
-    signal: AbortSignal;
-    onEvent: (event: EventRecord) => void;
-  },
+  { afterSeq, signal, onEvent }: FollowOptions,
 ): Promise<LogEnd> {
   let cursor = afterSeq;
   try {
@@ -234,11 +237,7 @@ export async function pollLog(
 async function longPollLog(
   client: SvcClient,
   sessionId: string,
-  { afterSeq, signal, onEvent }: {
-    afterSeq: number;
-    signal: AbortSignal;
-    onEvent: (event: EventRecord) => void;
-  },
+  { afterSeq, signal, onEvent }: FollowOptions,
 ): Promise<LogEnd> {
   let cursor = afterSeq;
   for (;;) {
