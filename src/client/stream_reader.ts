@@ -264,7 +264,11 @@ async function* readMessages(
         }
         throw error;
       }
-      yield* messages;
+      for (const message of messages) {
+        // Messages already parsed from one chunk must not outrun an abort.
+        signal?.throwIfAborted();
+        yield message;
+      }
     }
   } finally {
     await reader.cancel().catch(() => {});
