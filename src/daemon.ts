@@ -14,7 +14,12 @@ import { openDatabase } from "./store/db.ts";
 import { SessionsStore } from "./store/sessions_store.ts";
 import { EventsStore } from "./store/events_store.ts";
 import { EventLog } from "./events/event_log.ts";
-import { Supervisor } from "./sessions/supervisor.ts";
+import { type LaunchSpec, Supervisor } from "./sessions/supervisor.ts";
+import { Worktrees } from "./worktrees/worktrees.ts";
+import { launchIsolated } from "./worktrees/isolated_launch.ts";
+import { runOutcome } from "./automations/run_outcome.ts";
+import { deliverResult } from "./automations/delivery.ts";
+import { Inbox } from "./automations/inbox.ts";
 import { ADAPTERS } from "./agents/adapters.ts";
 import type { ConversationTimeouts } from "./agents/conversation.ts";
 import { ApprovalBroker } from "./approvals/broker.ts";
@@ -149,6 +154,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           by: decision.by,
         }),
     });
+    const worktrees = new Worktrees({ root: paths.worktrees, sessions, clock, log });
     const supervisor = new Supervisor({
       sessions,
       events: eventLog,
@@ -162,6 +168,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       publish: (kind, data) => feed.publish(kind, data),
       decide: (sessionId, policy, request, signal) =>
         approvals.decide(sessionId, policy, request, signal),
+      finalize: (row) => worktrees.finalize(row),
     });
     const orphans = supervisor.recoverOrphans();
     if (orphans.count > 0) {
@@ -170,8 +177,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       });
     }
     orphans.recorded.catch((error) => log.error("Recording orphaned sessions failed", { error }));
+    worktrees.recover().then(
+      (count) => count > 0 && log.warn("Worktrees left by a crash were removed", { count }),
+      (error) => log.error("Recovering worktrees failed", { error }),
+    );
 
     const instanceId = crypto.randomUUID();
+    const hostZone = options.hostZone ?? (() => Temporal.Now.timeZoneId());
     const sessionDeps = {
       sessions,
       supervisor,
@@ -179,8 +191,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       capabilities,
       projectRoots: () => config.projectRoots,
       defaultApprovals: () => config.approvals.interactive,
+      worktrees,
+      clock,
+      hostZone,
     };
-    const hostZone = options.hostZone ?? (() => Temporal.Now.timeZoneId());
     const routinesStore = new RoutinesStore(db);
     const runsStore = new RunsStore(db);
     const runner = new Runner({
@@ -188,16 +202,20 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       clock,
       log,
       deniedPermissions: (sessionId) => eventsStore.deniedPermissions(sessionId),
+      outcome: (sessionId) => runOutcome(sessions, eventsStore, sessionId),
+      deliver: (run, routine) => deliverResult(run, routine, paths.inbox),
       publish: (kind, data) => {
         feed.publish(kind, data);
         if (kind !== "run.ended") return;
-        // D21: SVC_RESULT_PATH stays empty until runs deliver result files (outputTarget).
         void notify(config.notify, notifier, data.status as NotifyEvent, {
           SVC_RUN_ID: String(data.runId),
           SVC_ROUTINE_ID: String(data.routineId),
           SVC_STATUS: String(data.status),
-          SVC_RESULT_PATH: "",
+          SVC_RESULT_PATH: String(data.resultPath ?? ""),
         });
+        worktrees.retain(String(data.routineId), config.worktrees.keep).catch((error) =>
+          log.error("Removing old worktrees failed", { routineId: data.routineId, error })
+        );
       },
       kill: (sessionId) => {
         try {
@@ -214,14 +232,17 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           title: definition.name,
           familiarId: definition.familiarId,
         });
-        const launched = await supervisor.launch({
+        const runSpec: LaunchSpec = {
           ...spec,
           origin: "automation",
           oneShot: true,
           approvals: definition.approvals ?? config.approvals.unattended,
           routineId: routine.id,
           runId,
-        });
+        };
+        const launched = definition.isolation === "worktree"
+          ? await launchIsolated({ worktrees, supervisor, clock }, runSpec)
+          : await supervisor.launch(runSpec);
         return { sessionId: launched.row.id, ended: launched.ended };
       },
     });
@@ -278,6 +299,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         scheduler,
         capabilities,
         approvals,
+        worktrees,
+        inbox: new Inbox(runsStore, clock),
         changed: (action) => feed.publish("automations.changed", { action }),
       },
       events: { sessions, events: eventsStore, log: eventLog, stopping: stopping.signal },

@@ -59,6 +59,7 @@ function seedSession(dbPath: string, count: number): { sessionId: string; second
       turns: 0,
       usage_json: null,
       approvals: null,
+      worktree_json: null,
     });
     const events = new EventsStore(db);
     const lines = shortLines(4096);

@@ -10,6 +10,8 @@ import type { RoutineService } from "../automations/routines.ts";
 import type { Scheduler } from "../automations/scheduler.ts";
 import type { CapabilityRegistry } from "../sessions/capabilities.ts";
 import type { ApprovalBroker } from "../approvals/broker.ts";
+import type { Inbox } from "../automations/inbox.ts";
+import type { Worktrees } from "../worktrees/worktrees.ts";
 
 /** What the action router needs. */
 export interface ActionDeps {
@@ -17,6 +19,10 @@ export interface ActionDeps {
   readonly scheduler: Scheduler;
   readonly capabilities: CapabilityRegistry;
   readonly approvals: ApprovalBroker;
+  /** Worktrees of isolated sessions and runs (D20). */
+  readonly worktrees: Worktrees;
+  /** Delivered run results (D21). */
+  readonly inbox: Inbox;
   /** A routine was created, updated, deleted or imported (the daemon-wide feed, D19). */
   readonly changed: (action: string) => void;
 }
@@ -125,6 +131,55 @@ function actionTable(deps: ActionDeps): Record<string, ActionDefinition> {
       },
     },
     "svc.automations.health": automation({ id }, (input) => routines.health(input.id as string)),
+    "svc.automations.worktrees": {
+      fields: { routineId: id.optional() },
+      run: (input) => {
+        const result = { worktrees: deps.worktrees.list(input.routineId as string | undefined) };
+        return { kind: "automations.changed", payload: { count: result.worktrees.length }, result };
+      },
+    },
+    "svc.automations.prune": {
+      fields: { routineId: id.optional(), force: z.boolean().optional() },
+      run: async (input) => {
+        const removals = await deps.worktrees.prune({
+          routineId: input.routineId as string | undefined,
+          force: input.force === true,
+        });
+        const result = { removals };
+        const removed = removals.filter((removal) => removal.removed).length;
+        return {
+          kind: "automations.changed",
+          payload: { removed, kept: removals.length - removed },
+          result,
+        };
+      },
+    },
+    "svc.automations.inbox": {
+      fields: {
+        unread: z.boolean().optional(),
+        limit: z.number().int().min(1).max(1000).optional(),
+      },
+      run: (input) => {
+        const result = {
+          results: deps.inbox.list({
+            unread: input.unread === true,
+            limit: (input.limit as number | undefined) ?? 100,
+          }),
+        };
+        return { kind: "automations.changed", payload: { count: result.results.length }, result };
+      },
+    },
+    "svc.automations.result": {
+      fields: { runId: id, markRead: z.boolean().optional() },
+      run: async (input) => {
+        const result = await deps.inbox.result(input.runId as string, input.markRead === true);
+        return {
+          kind: "automations.changed",
+          payload: { runId: input.runId, markRead: input.markRead === true },
+          result,
+        };
+      },
+    },
   };
 }
 

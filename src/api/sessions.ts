@@ -20,6 +20,10 @@ import {
 import { resolveLaunchPaths } from "../sessions/paths.ts";
 import { redactText } from "../events/redact.ts";
 import type { LaunchSpec, Supervisor } from "../sessions/supervisor.ts";
+import { type Clock, isoTime } from "../clock.ts";
+import { USAGE_GROUPS, type UsageGroup, usageTotals } from "../sessions/usage_totals.ts";
+import { launchIsolated } from "../worktrees/isolated_launch.ts";
+import type { Worktrees } from "../worktrees/worktrees.ts";
 import {
   SESSION_STATUSES,
   sessionRecord,
@@ -39,6 +43,11 @@ export interface SessionDeps {
   readonly projectRoots: () => readonly string[] | null;
   /** The approval policy of a launch that names none (config `approvals.interactive`, D18). */
   readonly defaultApprovals: () => ApprovalPolicy;
+  /** Worktrees of isolated sessions (D20). */
+  readonly worktrees: Worktrees;
+  readonly clock: Clock;
+  /** The host's time zone: `GET /usage` days and `since` dates are its calendar days. */
+  readonly hostZone: () => string;
 }
 
 /**
@@ -90,6 +99,26 @@ export async function prepareLaunch(
   };
 }
 
+/**
+ * `since` of `GET /usage`: a date (`YYYY-MM-DD`, the start of that day in
+ * `zone`) or an RFC 3339 instant, as the store's instant text; null when absent.
+ */
+function sinceParam(url: URL, zone: string): string | null {
+  const raw = url.searchParams.get("since");
+  if (raw === null) return null;
+  try {
+    const instant = /^\d{4}-\d{2}-\d{2}$/.test(raw)
+      ? Temporal.PlainDate.from(raw).toZonedDateTime(zone).toInstant()
+      : Temporal.Instant.from(raw);
+    return isoTime(instant.epochMilliseconds);
+  } catch {
+    throw invalidRequest(
+      `Query parameter "since" must be a date (YYYY-MM-DD) or an RFC 3339 instant, got "${raw}"`,
+      "since",
+    );
+  }
+}
+
 /** Session routes (C4, D7). */
 export function sessionRoutes(deps: SessionDeps): Route[] {
   return [
@@ -119,13 +148,34 @@ export function sessionRoutes(deps: SessionDeps): Route[] {
         const request = parseLaunchRequest(await readJsonBody(req));
         refuseContextAdmission(request);
         const spec = await prepareLaunch(deps, request);
-        const { row } = await deps.supervisor.launch({
+        const launchSpec: LaunchSpec = {
           ...spec,
           origin: "api",
           oneShot: request.oneShot ?? false,
           approvals: request.approvals ?? deps.defaultApprovals(),
-        });
+        };
+        const { row } = request.isolation === "worktree"
+          ? await launchIsolated(deps, launchSpec)
+          : await deps.supervisor.launch(launchSpec);
         return jsonResponse(sessionRecord(row), 201);
+      },
+    },
+    {
+      method: "GET",
+      path: "/usage",
+      summary: "Usage totals of the sessions, by harness, routine or day (D22)",
+      handler: ({ url }) => {
+        const by = url.searchParams.get("by") ?? "harness";
+        if (!USAGE_GROUPS.includes(by as UsageGroup)) {
+          throw invalidRequest(
+            `Query parameter "by" must be one of ${USAGE_GROUPS.join(", ")}`,
+            "by",
+          );
+        }
+        const zone = deps.hostZone();
+        const since = sinceParam(url, zone);
+        const totals = usageTotals(deps.sessions.usageRows(since), by as UsageGroup, zone);
+        return jsonResponse({ by, since, timeZone: zone, ...totals });
       },
     },
     {

@@ -3,6 +3,7 @@ import { ServiceError } from "../api/errors.ts";
 import { parseInput } from "../api/validate.ts";
 import { APPROVAL_POLICIES } from "../approvals/broker.ts";
 import { parseRrule } from "./rrule.ts";
+import { ISOLATIONS } from "../worktrees/isolated_launch.ts";
 
 /** Zod error option: "required field is missing" when absent, else `requirement`. */
 function requires(requirement: string) {
@@ -64,7 +65,17 @@ export const routineDefinitionSchema = z.strictObject({
   approvals: z.enum(APPROVAL_POLICIES, requires('expected "ask", "deny" or "allow"')).optional(),
   tags: z.array(boundedString(1, 64), requires("expected an array of at most 32 strings"))
     .max(32, requires("expected an array of at most 32 strings")).optional(),
-  outputTarget: z.record(z.string(), z.unknown(), requires("expected a JSON object")).optional(),
+  /** Run each time in a new git worktree of the repository containing cwd (D20). */
+  isolation: z.enum(ISOLATIONS, requires('expected "none" or "worktree"')).optional(),
+  /** Where each run's result is written (D21). */
+  outputTarget: z.discriminatedUnion("kind", [
+    z.strictObject({ kind: z.literal("inbox") }),
+    z.strictObject({
+      kind: z.literal("file"),
+      path: z.string(requires("expected an absolute path"))
+        .refine(isAbsoluteHostPath, requires("expected an absolute path")),
+    }),
+  ], requires('expected {"kind": "inbox"} or {"kind": "file", "path": "/abs/dir"}')).optional(),
 }, requires("expected an object"));
 
 /** A validated routine definition (C2.6). */

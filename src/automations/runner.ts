@@ -2,7 +2,8 @@ import { ServiceError } from "../api/errors.ts";
 import { type Clock, isoTime } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import type { RoutineRow } from "../store/routines_store.ts";
-import type { RunError, RunRow, RunsStore } from "../store/runs_store.ts";
+import type { Delivery, RunError, RunRow, RunsStore } from "../store/runs_store.ts";
+import type { RunOutcome } from "./run_outcome.ts";
 import type { SessionRow } from "../store/sessions_store.ts";
 
 /** Launches a routine's session through the same validated path as `POST /sessions` (C3). */
@@ -22,6 +23,10 @@ export interface RunnerOptions {
   kill: (sessionId: string) => void;
   /** Denied permission requests of a session, recorded on its run (D18). */
   deniedPermissions?: (sessionId: string) => number;
+  /** The ended session's usage, final text and worktree (D20, D22). */
+  outcome?: (sessionId: string) => RunOutcome;
+  /** Writes the run's result where its routine's `outputTarget` says; null without one (D21). */
+  deliver?: (run: RunRow, routine: RoutineRow) => Promise<Delivery | null>;
   /** Tells the daemon-wide feed (D19) that a run started or ended. */
   publish?: (kind: "run.started" | "run.ended", data: Record<string, unknown>) => void;
 }
@@ -46,7 +51,7 @@ export class Runner {
   async start(run: RunRow, routine: RoutineRow, cwd: string | undefined): Promise<RunRow> {
     const { runs, clock, launch } = this.#options;
     if (cwd === undefined) {
-      return this.#end(run.id, "failed", null, {
+      return await this.#end(run.id, routine, "failed", null, {
         code: "missing_cwd",
         message: `Routine "${routine.id}" has no cwd: set one in its definition or pass cwd to run`,
       });
@@ -57,7 +62,7 @@ export class Runner {
     } catch (error) {
       const known = error instanceof ServiceError;
       if (!known) this.#options.log.error("Run launch failed", { runId: run.id, error });
-      return this.#end(run.id, "failed", null, {
+      return await this.#end(run.id, routine, "failed", null, {
         code: known ? error.code : "launch_failed",
         message: (error as Error).message,
       }, known ? error.details.sessionId as string | undefined : undefined);
@@ -112,15 +117,15 @@ export class Runner {
     const denied = this.#options.deniedPermissions?.(sessionId);
     if (denied !== undefined) this.#options.runs.update(runId, { permissionDenials: denied });
     if (timedOut) {
-      this.#end(runId, "timed_out", session.exit_code, {
+      await this.#end(runId, routine, "timed_out", session.exit_code, {
         code: "timed_out",
         message:
           `Run exceeded timeoutMinutes (${routine.definition.timeoutMinutes}) and was killed`,
       });
     } else if (session.status === "completed") {
-      this.#end(runId, "succeeded", session.exit_code, null);
+      await this.#end(runId, routine, "succeeded", session.exit_code, null);
     } else {
-      this.#end(runId, "failed", session.exit_code, {
+      await this.#end(runId, routine, "failed", session.exit_code, {
         code: `session_${session.status}`,
         message: session.exit_code === null
           ? `Session ended ${session.status}`
@@ -129,29 +134,45 @@ export class Runner {
     }
   }
 
-  #end(
+  /**
+   * Records how a run ended, with its session's outcome, after writing its
+   * result (D21: a reader that sees the run ended finds its result too).
+   */
+  async #end(
     runId: string,
+    routine: RoutineRow,
     status: "succeeded" | "failed" | "timed_out",
     exitCode: number | null,
     error: RunError | null,
     sessionId?: string,
-  ): RunRow {
+  ): Promise<RunRow> {
     const { runs, clock } = this.#options;
-    runs.update(runId, {
+    const current = runs.get(runId)!;
+    const session = sessionId ?? current.sessionId;
+    const fields = {
       status,
       exitCode,
       error,
       endedAt: isoTime(clock.now()),
       leaseOwner: null,
       leaseExpiresAt: null,
-      ...(sessionId === undefined ? {} : { sessionId }),
-    });
+      sessionId: session,
+      ...(session !== null && this.#options.outcome ? this.#options.outcome(session) : {}),
+    };
+    let delivery: Delivery | null = null;
+    try {
+      delivery = await this.#options.deliver?.({ ...current, ...fields }, routine) ?? null;
+    } catch (failure) {
+      this.#options.log.error("Run result delivery failed", { runId, error: failure });
+    }
+    runs.update(runId, { ...fields, delivery });
     const ended = runs.get(runId)!;
     this.#options.publish?.("run.ended", {
       runId,
       routineId: ended.routineId,
       sessionId: ended.sessionId,
       status,
+      resultPath: delivery?.status === "delivered" ? delivery.path : null,
     });
     return ended;
   }

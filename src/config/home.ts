@@ -12,6 +12,10 @@ export interface HomePaths {
   readonly importDir: string;
   readonly logs: string;
   readonly logFile: string;
+  /** Worktrees of isolated sessions and runs (D20). */
+  readonly worktrees: string;
+  /** Run results of routines whose `outputTarget` is the inbox (D21). */
+  readonly inbox: string;
 }
 
 /** `--home`, else `$SVC_HOME`, else `~/.svc` (`%USERPROFILE%\.svc` on Windows) (D1). */
@@ -36,6 +40,8 @@ export function homePaths(root: string): HomePaths {
     importDir: join(abs, "import"),
     logs: join(abs, "logs"),
     logFile: join(abs, "logs", "daemon.log"),
+    worktrees: join(abs, "worktrees"),
+    inbox: join(abs, "inbox"),
   };
 }
 

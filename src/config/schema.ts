@@ -63,6 +63,9 @@ export const configSchema = z.strictObject({
     command: z.array(z.string().min(1)).min(1),
     on: z.array(z.enum(NOTIFY_EVENTS)).optional(),
   }).optional(),
+  worktrees: z.strictObject({
+    keep: z.int().min(0).max(10_000).optional(),
+  }).optional(),
 });
 
 /** The daemon's configuration with defaults applied. */
@@ -81,6 +84,8 @@ export interface Config {
   approvals: { interactive: ApprovalPolicy; unattended: ApprovalPolicy; timeoutSeconds: number };
   /** The owner's notification command (D21), or null. */
   notify: NotifyConfig | null;
+  /** Ended worktrees kept per routine; older ones are removed (D20). */
+  worktrees: { keep: number };
 }
 
 /** Defaults for a home without `config.json`. */
@@ -94,4 +99,5 @@ export const DEFAULT_CONFIG: Config = {
   turnTimeoutMinutes: 30,
   approvals: { interactive: "ask", unattended: "deny", timeoutSeconds: 600 },
   notify: null,
+  worktrees: { keep: 10 },
 };

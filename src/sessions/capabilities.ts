@@ -19,7 +19,7 @@ export interface HarnessStatus {
   status: CapabilityStatus;
 }
 
-/** The ten versioned automation actions (C4.1). */
+/** The ten versioned automation actions (C4.1), then worktrees and results (D20, D21). */
 export const AUTOMATION_ACTIONS: readonly string[] = [
   "svc.automations.list",
   "svc.automations.get",
@@ -31,6 +31,10 @@ export const AUTOMATION_ACTIONS: readonly string[] = [
   "svc.automations.run",
   "svc.automations.import",
   "svc.automations.health",
+  "svc.automations.worktrees",
+  "svc.automations.prune",
+  "svc.automations.inbox",
+  "svc.automations.result",
 ];
 
 /** The session actions (D18): answer a permission request, list the pending ones. */

@@ -3,6 +3,7 @@ import { invalidRequest, ServiceError } from "../api/errors.ts";
 import { boundedText, parseInput } from "../api/validate.ts";
 import { redactText } from "../events/redact.ts";
 import { APPROVAL_POLICIES } from "../approvals/broker.ts";
+import { ISOLATIONS } from "../worktrees/isolated_launch.ts";
 
 const SHA256_DIGEST = /^sha256:[0-9a-f]{64}$/;
 const utf8Length = (text: string) => new TextEncoder().encode(text).length;
@@ -36,6 +37,8 @@ export const launchRequestSchema = z.strictObject({
   oneShot: z.boolean().optional(),
   /** How permission requests are answered (D18); default config `approvals.interactive`. */
   approvals: z.enum(APPROVAL_POLICIES).optional(),
+  /** Run in a new git worktree of the repository containing cwd (D20); default "none". */
+  isolation: z.enum(ISOLATIONS).optional(),
   contextAdmission: contextAdmissionSchema.optional(),
 });
 

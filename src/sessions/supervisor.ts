@@ -18,6 +18,7 @@ import {
 } from "../agents/conversation.ts";
 import { type AdapterFactory, type AgentProtocolId, NO_USAGE } from "../agents/protocol.ts";
 import type { ApprovalPolicy } from "../approvals/broker.ts";
+import type { WorktreeRecord } from "../worktrees/worktree_record.ts";
 import { type ExitStatus, killProcessGroup, type SpawnedProcess, type Spawner } from "./spawner.ts";
 
 /** Input queued for a child that is not reading stdin, at most (then 409). */
@@ -54,6 +55,10 @@ export interface LaunchSpec {
   approvals: ApprovalPolicy;
   routineId?: string;
   runId?: string;
+  /** The session id, when the caller needed it first (a worktree named after it, D20). */
+  id?: string;
+  /** The git worktree the session runs in (D20). */
+  worktree?: WorktreeRecord;
 }
 
 /** A launched session: its row, and a promise of the row once it has ended. */
@@ -85,6 +90,11 @@ export interface SupervisorOptions {
     request: PermissionRequest,
     signal: AbortSignal,
   ) => Promise<PermissionDecision>;
+  /**
+   * Fields to store with an ending session, taken before `session.ended` is
+   * recorded (D20: its worktree's changes counted). Must not throw.
+   */
+  finalize?: (row: SessionRow) => Promise<Partial<SessionRow>>;
 }
 
 interface LiveSession {
@@ -135,7 +145,7 @@ export class Supervisor {
     }
     const now = isoTime(clock.now());
     const row: SessionRow = {
-      id: newId("ses", clock.now()),
+      id: spec.id ?? newId("ses", clock.now()),
       project_root: spec.projectRoot,
       cwd: spec.cwd,
       harness: spec.harness.id,
@@ -160,6 +170,7 @@ export class Supervisor {
       turns: 0,
       usage_json: spec.harness.protocol === "raw" ? null : JSON.stringify(NO_USAGE),
       approvals: spec.harness.protocol === "raw" ? null : spec.approvals,
+      worktree_json: spec.worktree ? JSON.stringify(spec.worktree) : null,
     };
     sessions.insert(row);
     events.open(row.id, 0);
@@ -522,6 +533,7 @@ export class Supervisor {
     outcome: { status: SessionStatus; exit: ExitStatus | null; error?: string },
   ): Promise<SessionRow> {
     const { sessions, events, clock } = this.#options;
+    const final = await this.#options.finalize?.(row) ?? {};
     const exitCode = outcome.exit?.code ?? null;
     const signal = outcome.exit?.signal ?? null;
     const payload: Record<string, unknown> = { status: outcome.status, exitCode, signal };
@@ -530,6 +542,7 @@ export class Supervisor {
     events.close(row.id);
     const now = isoTime(clock.now());
     const fields = {
+      ...final,
       status: outcome.status,
       activity: null, // Not live any more, whatever it was doing (D16).
       exit_code: exitCode,

@@ -98,6 +98,26 @@ export class EventsStore {
   }
 
   /** The highest stored seq of a session (0 when it has none). */
+  /**
+   * What a run reports as its result (D22 `summary`): the final assistant
+   * text of the last turn; for a session without turns (a raw harness), the
+   * end of its standard output. Null when there is neither.
+   */
+  finalText(sessionId: string): string | null {
+    const turn = this.#db.prepare(
+      `SELECT json_extract(payload_json, '$.result') AS text FROM events
+       WHERE session_id = ? AND kind = 'agent.turn' ORDER BY seq DESC LIMIT 1`,
+    ).get(sessionId) as { text: string | null } | undefined;
+    if (turn !== undefined) return turn.text;
+    const output = this.#db.prepare(
+      `SELECT json_extract(payload_json, '$.data') AS text FROM events
+       WHERE session_id = ? AND kind = 'output' AND json_extract(payload_json, '$.stream') = 'stdout'
+       ORDER BY seq DESC LIMIT 8`,
+    ).all(sessionId) as Array<{ text: string | null }>;
+    if (output.length === 0) return null;
+    return output.reverse().map((row) => row.text ?? "").join("");
+  }
+
   lastSeq(sessionId: string): number {
     const row = this.#lastSeq.get(sessionId) as { seq: number | null } | undefined;
     return row?.seq ?? 0;

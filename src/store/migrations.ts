@@ -81,4 +81,14 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE sessions ADD COLUMN approvals TEXT;
   ALTER TABLE runs ADD COLUMN permission_denials INTEGER;
   `,
+  // 4: isolated runs, delivered results, run usage (D20, D21, D22).
+  `
+  ALTER TABLE sessions ADD COLUMN worktree_json TEXT;
+  CREATE INDEX sessions_with_worktree ON sessions (created_at) WHERE worktree_json IS NOT NULL;
+  ALTER TABLE runs ADD COLUMN usage_json TEXT;
+  ALTER TABLE runs ADD COLUMN summary TEXT;
+  ALTER TABLE runs ADD COLUMN worktree_json TEXT;
+  ALTER TABLE runs ADD COLUMN delivery_json TEXT;
+  CREATE INDEX runs_delivered ON runs (ended_at DESC, id DESC) WHERE delivery_json IS NOT NULL;
+  `,
 ];

@@ -1,4 +1,6 @@
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
+import type { Usage } from "../agents/protocol.ts";
+import type { WorktreeRecord } from "../worktrees/worktree_record.ts";
 
 /** Run statuses (D12). */
 export type RunStatus = "running" | "succeeded" | "failed" | "timed_out" | "skipped";
@@ -7,6 +9,17 @@ export type RunStatus = "running" | "succeeded" | "failed" | "timed_out" | "skip
 export interface RunError {
   code: string;
   message: string;
+}
+
+/** Where a run's result went (D21). */
+export interface Delivery {
+  status: "delivered" | "failed";
+  kind: "inbox" | "file";
+  /** The result file; null when it could not be written. */
+  path: string | null;
+  error: string | null;
+  /** When the owner marked it read (`svc inbox read`); null while unread. */
+  readAt: string | null;
 }
 
 /** The run record (D12) plus its lease. */
@@ -26,6 +39,14 @@ export interface RunRow {
    * unattended run says what it was not allowed to do); null before it ends.
    */
   permissionDenials?: number | null;
+  /** The session's usage (D22); null when no session ran or it reports none. */
+  usage?: Usage | null;
+  /** The final assistant text, at most 4 KiB (D22). */
+  summary?: string | null;
+  /** The worktree the run's session used (D20), its changes counted. */
+  worktree?: WorktreeRecord | null;
+  /** Where its result was written (D21); null without an `outputTarget`. */
+  delivery?: Delivery | null;
   leaseOwner: string | null;
   leaseExpiresAt: string | null;
   createdAt: string;
@@ -52,6 +73,10 @@ interface Raw {
   exit_code: number | null;
   error_json: string | null;
   permission_denials: number | null;
+  usage_json: string | null;
+  summary: string | null;
+  worktree_json: string | null;
+  delivery_json: string | null;
   lease_owner: string | null;
   lease_expires_at: string | null;
   created_at: string;
@@ -70,10 +95,22 @@ function fromRaw(raw: Raw): RunRow {
     exitCode: raw.exit_code,
     error: raw.error_json === null ? null : JSON.parse(raw.error_json),
     permissionDenials: raw.permission_denials,
+    usage: parseOrNull(raw.usage_json),
+    summary: raw.summary,
+    worktree: parseOrNull(raw.worktree_json),
+    delivery: parseOrNull(raw.delivery_json),
     leaseOwner: raw.lease_owner,
     leaseExpiresAt: raw.lease_expires_at,
     createdAt: raw.created_at,
   };
+}
+
+function jsonOrNull(value: unknown): string | null {
+  return value === null ? null : JSON.stringify(value);
+}
+
+function parseOrNull<T>(json: string | null): T | null {
+  return json === null ? null : JSON.parse(json) as T;
 }
 
 /** SQLite's UNIQUE-constraint error code (deno-notes). */
@@ -167,12 +204,26 @@ export class RunsStore {
     if (fields.permissionDenials !== undefined) {
       columns.permission_denials = fields.permissionDenials;
     }
+    if (fields.usage !== undefined) columns.usage_json = jsonOrNull(fields.usage);
+    if (fields.summary !== undefined) columns.summary = fields.summary;
+    if (fields.worktree !== undefined) columns.worktree_json = jsonOrNull(fields.worktree);
+    if (fields.delivery !== undefined) columns.delivery_json = jsonOrNull(fields.delivery);
     if (fields.leaseOwner !== undefined) columns.lease_owner = fields.leaseOwner;
     if (fields.leaseExpiresAt !== undefined) columns.lease_expires_at = fields.leaseExpiresAt;
     const names = Object.keys(columns);
     if (names.length === 0) return;
     this.#db.prepare(`UPDATE runs SET ${names.map((n) => `${n} = ?`).join(", ")} WHERE id = ?`)
       .run(...names.map((n) => columns[n]), id);
+  }
+
+  /** Runs whose result was written (D21), newest first; optionally only unread ones. */
+  delivered(options: { unread: boolean; limit: number }): RunRow[] {
+    const unread = options.unread ? "AND json_extract(delivery_json, '$.readAt') IS NULL" : "";
+    return (this.#db.prepare(
+      `SELECT * FROM runs WHERE delivery_json IS NOT NULL
+       AND json_extract(delivery_json, '$.status') = 'delivered' ${unread}
+       ORDER BY ended_at DESC, id DESC LIMIT ?`,
+    ).all(options.limit) as unknown as Raw[]).map(fromRaw);
   }
 
   /** Extends the lease of every running run owned by `owner`. */

@@ -2,6 +2,8 @@ import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
 import type { Activity } from "../agents/conversation.ts";
 import type { ProtocolId, Usage } from "../agents/protocol.ts";
 import type { ApprovalPolicy } from "../approvals/broker.ts";
+import type { UsageRow } from "../sessions/usage_totals.ts";
+import type { WorktreeRecord } from "../worktrees/worktree_record.ts";
 
 /** Session statuses (D7); only `running` is live. */
 export const SESSION_STATUSES = ["running", "completed", "failed", "killed", "orphaned"] as const;
@@ -39,15 +41,24 @@ export interface SessionRow {
   usage_json: string | null;
   /** How permission requests are answered (D18); null for raw sessions. */
   approvals: ApprovalPolicy | null;
+  /** The session's git worktree as JSON (D20); null when it runs in place. */
+  worktree_json: string | null;
 }
 
 /** The session record served by the API (D7, D16): no `pgid`, `usage` as an object. */
-export type SessionRecord = Omit<SessionRow, "pgid" | "usage_json"> & { usage: Usage | null };
+export type SessionRecord = Omit<SessionRow, "pgid" | "usage_json" | "worktree_json"> & {
+  usage: Usage | null;
+  worktree: WorktreeRecord | null;
+};
 
 /** The API view of a row. */
 export function sessionRecord(row: SessionRow): SessionRecord {
-  const { pgid: _pgid, usage_json, ...record } = row;
-  return { ...record, usage: usage_json === null ? null : JSON.parse(usage_json) };
+  const { pgid: _pgid, usage_json, worktree_json, ...record } = row;
+  return {
+    ...record,
+    usage: usage_json === null ? null : JSON.parse(usage_json),
+    worktree: worktree_json === null ? null : JSON.parse(worktree_json),
+  };
 }
 
 const COLUMNS = [
@@ -76,6 +87,7 @@ const COLUMNS = [
   "turns",
   "usage_json",
   "approvals",
+  "worktree_json",
 ] as const;
 
 /** Session rows in SQLite. */
@@ -124,6 +136,23 @@ export class SessionsStore {
   running(): SessionRow[] {
     return this.#prepare("SELECT * FROM sessions WHERE status = 'running'")
       .all() as unknown as SessionRow[];
+  }
+
+  /** What `GET /usage` sums (D22): every session created at or after `since`. */
+  usageRows(since: string | null): UsageRow[] {
+    return this.#prepare(
+      `SELECT harness, routine_id, created_at, usage_json FROM sessions
+       WHERE created_at >= ? ORDER BY created_at`,
+    ).all(since ?? "") as unknown as UsageRow[];
+  }
+
+  /** Rows with a worktree (D20), oldest first; optionally of one routine. */
+  withWorktrees(routineId?: string): SessionRow[] {
+    const where = routineId === undefined ? "" : "AND routine_id = ?";
+    const params: SQLInputValue[] = routineId === undefined ? [] : [routineId];
+    return this.#prepare(
+      `SELECT * FROM sessions WHERE worktree_json IS NOT NULL ${where} ORDER BY created_at, id`,
+    ).all(...params) as unknown as SessionRow[];
   }
 
   /** Updates some columns of a row. */

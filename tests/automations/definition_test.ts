@@ -38,7 +38,8 @@ Deno.test("parseDefinition() accepts a full definition and keeps it as given", (
     cwd: "/home/me/code/app",
     model: "gpt-5.1-codex",
     tags: ["triage", "daily"],
-    outputTarget: { type: "project", project_id: "proj-1", nested: { list: [1, null] } },
+    isolation: "worktree",
+    outputTarget: { kind: "file", path: "/abs/results" },
   };
   assert.deepEqual(parseDefinition(full), full);
   assert.deepEqual(parseDefinition(VALID), VALID);
@@ -73,7 +74,12 @@ Deno.test("parseDefinition() accepts and refuses each bound at its edge", async 
       [undefined, [], Array(32).fill("t"), ["x".repeat(64)]],
       [Array(33).fill("t"), "t", null],
     ],
-    ["outputTarget", [undefined, {}, { type: "x" }], [[], "x", null, 5]],
+    [
+      "outputTarget",
+      [undefined, { kind: "inbox" }, { kind: "file", path: "/abs/dir" }],
+      [[], "x", null, 5],
+    ],
+    ["isolation", [undefined, "none", "worktree"], ["", "git", null, 1]],
   ];
   for (const [field, accepted, refused] of cases) {
     for (const value of accepted) {
@@ -133,4 +139,22 @@ Deno.test("parseDefinition() refuses a non-object", async (t) => {
 Deno.test("parseDefinition() prefixes fields as asked", () => {
   assertRefused({ ...VALID, timeoutMinutes: 0 }, "routine.timeoutMinutes", undefined, "routine");
   assertRefused({ ...VALID, timeoutMinutes: 0 }, "timeoutMinutes", undefined, "");
+});
+
+Deno.test("parseDefinition() names the outputTarget field at fault (D21)", () => {
+  const cases: Array<[unknown, string]> = [
+    [{}, "definition.outputTarget.kind"],
+    [{ type: "x" }, "definition.outputTarget.kind"],
+    [{ kind: "mail" }, "definition.outputTarget.kind"],
+    [{ kind: "file" }, "definition.outputTarget.path"],
+    [{ kind: "file", path: "relative/dir" }, "definition.outputTarget.path"],
+    [{ kind: "inbox", extra: 1 }, "definition.outputTarget.extra"],
+  ];
+  for (const [outputTarget, field] of cases) {
+    assert.throws(
+      () => parseDefinition({ ...VALID, outputTarget }),
+      (error: ServiceError) => error.code === "invalid_request" && error.details.field === field,
+      JSON.stringify(outputTarget),
+    );
+  }
 });

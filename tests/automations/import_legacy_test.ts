@@ -307,9 +307,9 @@ Deno.test("svcJsonToDefinition() keeps explicit values and forces PAUSED", () =>
     timeoutMinutes: 44640,
     runtime: "gemini",
     prompt: "P",
-    outputTarget: { kind: "file" },
+    outputTarget: { kind: "file", path: "/abs/results" },
   }, "/svc/import/j.json");
   assert.ok(routine.outcome === "import");
   assert.equal(routine.definition.status, "PAUSED");
-  assert.deepEqual(routine.definition.outputTarget, { kind: "file" });
+  assert.deepEqual(routine.definition.outputTarget, { kind: "file", path: "/abs/results" });
 });

@@ -12,6 +12,7 @@ Deno.test("parseConfig() applies defaults to an empty object", () => {
     idleTimeoutMinutes: 60,
     turnTimeoutMinutes: 30,
     approvals: { interactive: "ask", unattended: "deny", timeoutSeconds: 600 },
+    worktrees: { keep: 10 },
     notify: null,
   });
 });

@@ -258,7 +258,8 @@ function definition(id: string, project: string): Json {
     model: "m",
     familiarId: "f",
     tags: ["a", "b"],
-    outputTarget: { kind: "none", nested: { list: [1, 2, 3] } },
+    isolation: "none",
+    outputTarget: { kind: "inbox" },
   };
 }
 

@@ -28,5 +28,6 @@ export function runningSessionRow(id: string): SessionRow {
     turns: 0,
     usage_json: null,
     approvals: null,
+    worktree_json: null,
   };
 }

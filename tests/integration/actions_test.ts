@@ -102,6 +102,7 @@ Deno.test("every automation action's success shape (C4.1, D10)", async () => {
   assert.equal(runs.body.result.runs[0].status, "succeeded");
   assert.equal(runs.body.result.runs[0].sessionId, run.body.result.sessionId);
   assert.deepEqual(Object.keys(runs.body.result.runs[0]).sort(), [
+    "delivery",
     "endedAt",
     "error",
     "exitCode",
@@ -112,7 +113,10 @@ Deno.test("every automation action's success shape (C4.1, D10)", async () => {
     "sessionId",
     "startedAt",
     "status",
+    "summary",
     "trigger",
+    "usage",
+    "worktree",
   ]);
 
   const health = await act(t, "svc.automations.health", { id: "nightly" });

@@ -42,7 +42,7 @@ function definition(id: string, overrides: Partial<RoutineDefinition> = {}): Rou
     prompt: "triage",
     cwd: "/abs/repo",
     tags: ["a", "b"],
-    outputTarget: { kind: "file", nested: { n: 1 } },
+    outputTarget: { kind: "file", path: "/abs/results" },
     ...overrides,
   };
 }

@@ -38,6 +38,10 @@ function run(id: string, overrides: Partial<RunRow> = {}): RunRow {
     exitCode: null,
     error: null,
     permissionDenials: null,
+    usage: null,
+    summary: null,
+    worktree: null,
+    delivery: null,
     leaseOwner: "inst_a",
     leaseExpiresAt: "2026-03-01T09:03:00.000Z",
     createdAt: NINE,
@@ -270,5 +274,9 @@ Deno.test("runRecord() drops the lease and createdAt", () => {
     exitCode: null,
     error: null,
     permissionDenials: null,
+    usage: null,
+    summary: null,
+    worktree: null,
+    delivery: null,
   });
 });

@@ -1,0 +1,124 @@
+import { join } from "node:path";
+import type { Usage } from "../agents/protocol.ts";
+import type { RoutineRow } from "../store/routines_store.ts";
+import type { Delivery, RunRow } from "../store/runs_store.ts";
+import type { WorktreeRecord } from "../worktrees/worktree_record.ts";
+
+/** A routine's `outputTarget` (D21). */
+export type OutputTarget = { kind: "inbox" } | { kind: "file"; path: string };
+
+/**
+ * The result file's path (D21): `<inbox>/<routine>/<run>.md` or
+ * `<dir>/<routine>-<run>.md`. Ids hold no separator; a leading dot (an id
+ * such as `..`) becomes `_` so a name never climbs or hides.
+ */
+export function resultPath(target: OutputTarget, inbox: string, routineId: string, runId: string) {
+  const routine = routineId.replace(/^\./, "_");
+  return target.kind === "inbox"
+    ? join(inbox, routine, `${runId}.md`)
+    : join(target.path, `${routine}-${runId}.md`);
+}
+
+/**
+ * Writes `run`'s result where `routine` says (D21) and says how that went;
+ * null when the routine has no `outputTarget`. Never throws: a target that
+ * cannot be written gives `status: "failed"` with the reason.
+ */
+export async function deliverResult(
+  run: RunRow,
+  routine: RoutineRow,
+  inbox: string,
+): Promise<Delivery | null> {
+  const target = routine.definition.outputTarget as OutputTarget | undefined;
+  if (target === undefined) return null;
+  const path = resultPath(target, inbox, routine.id, run.id);
+  try {
+    await writeAtomically(path, renderResult(run, routine));
+    return { status: "delivered", kind: target.kind, path, error: null, readAt: null };
+  } catch (error) {
+    return {
+      status: "failed",
+      kind: target.kind,
+      path: null,
+      error: `Cannot write "${path}": ${(error as Error).message}`,
+      readAt: null,
+    };
+  }
+}
+
+/**
+ * Writes `text` to `path` so a reader sees either no file or all of it: a
+ * hidden temporary file (0600, synced) in the same directory, renamed over.
+ */
+export async function writeAtomically(path: string, text: string): Promise<void> {
+  const dir = join(path, "..");
+  await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+  const temporary = join(dir, `.${crypto.randomUUID()}.tmp`);
+  try {
+    const file = await Deno.open(temporary, { write: true, createNew: true, mode: 0o600 });
+    try {
+      const bytes = new TextEncoder().encode(text);
+      for (let written = 0; written < bytes.length;) {
+        written += await file.write(bytes.subarray(written));
+      }
+      await file.sync();
+    } finally {
+      file.close();
+    }
+    if (Deno.build.os !== "windows") await Deno.chmod(temporary, 0o600); // Not masked by umask.
+    await Deno.rename(temporary, path);
+  } catch (error) {
+    await Deno.remove(temporary).catch(() => {});
+    throw error;
+  }
+}
+
+/** The Markdown result of a run (D21). Pure. */
+export function renderResult(run: RunRow, routine: RoutineRow): string {
+  const rows: Array<[string, string]> = [
+    ["Routine", `${routine.definition.name} (\`${routine.id}\`)`],
+    ["Run", `\`${run.id}\` (${run.trigger})`],
+    ["Status", run.status],
+  ];
+  if (run.error) rows.push(["Error", `${run.error.code}: ${oneLine(run.error.message)}`]);
+  if (run.scheduledFor) rows.push(["Scheduled for", run.scheduledFor]);
+  rows.push(["Started", run.startedAt ?? "never started"], ["Ended", run.endedAt ?? "—"]);
+  if (run.sessionId) rows.push(["Session", `\`${run.sessionId}\``]);
+  if (run.usage) rows.push(["Usage", usageText(run.usage)]);
+  if (run.worktree) rows.push(["Worktree", worktreeText(run.worktree)]);
+  const table = ["| | |", "|---|---|", ...rows.map(([name, value]) => `| ${name} | ${value} |`)];
+  const result = run.summary?.trim() ? run.summary.trim() : "_The run produced no final message._";
+  const log = run.sessionId
+    ? `Read the full log with:\n\n    svc events ${run.sessionId}\n`
+    : "No session ran, so there is no log.\n";
+  return `# ${oneLine(routine.definition.name)}: ${run.status}\n\n${table.join("\n")}\n\n` +
+    `## Result\n\n${result}\n\n## Full log\n\n${log}`;
+}
+
+function usageText(usage: Usage): string {
+  const parts: string[] = [];
+  if (usage.inputTokens !== null) {
+    const cached = usage.cachedInputTokens === null ? "" : ` (${usage.cachedInputTokens} cached)`;
+    parts.push(`${usage.inputTokens} input tokens${cached}`);
+  }
+  if (usage.outputTokens !== null) parts.push(`${usage.outputTokens} output tokens`);
+  if (usage.costUsd !== null) parts.push(`$${usage.costUsd.toFixed(4)}`);
+  return parts.length === 0 ? "not reported by the harness" : parts.join(", ");
+}
+
+function worktreeText(worktree: WorktreeRecord): string {
+  const place = `\`${worktree.path}\` on branch \`${worktree.branch}\``;
+  if (worktree.changedFiles === null) {
+    return `${place}${worktree.error ? ` (changes not counted: ${oneLine(worktree.error)})` : ""}`;
+  }
+  const head = worktree.headCommit === worktree.baseCommit
+    ? `no commits beyond ${worktree.baseCommit.slice(0, 12)}`
+    : `${worktree.baseCommit.slice(0, 12)}..${worktree.headCommit?.slice(0, 12)}`;
+  return `${place}: ${worktree.changedFiles} files changed, +${worktree.insertions} −${worktree.deletions}` +
+    ` (${worktree.uncommittedFiles} uncommitted), ${head}`;
+}
+
+/** Table cells and headings hold one line; `|` would end a cell. */
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, " ").replaceAll("|", "\\|");
+}

@@ -1,0 +1,95 @@
+import { ServiceError } from "../api/errors.ts";
+import { type Clock, isoTime } from "../clock.ts";
+import { type RunRecord, runRecord, type RunsStore } from "../store/runs_store.ts";
+
+/** A result file larger than this is not served whole (results are a few KiB). */
+const MAX_RESULT_BYTES = 1024 * 1024;
+
+/** One delivered result as `svc inbox` lists it (D21). */
+export interface InboxEntry {
+  runId: string;
+  routineId: string;
+  status: RunRecord["status"];
+  endedAt: string | null;
+  path: string;
+  readAt: string | null;
+  /** The first line of the run's summary, for the list. */
+  headline: string | null;
+}
+
+/** The delivered run results (D21): listed newest first, read, marked read. */
+export class Inbox {
+  readonly #runs: RunsStore;
+  readonly #clock: Clock;
+
+  constructor(runs: RunsStore, clock: Clock) {
+    this.#runs = runs;
+    this.#clock = clock;
+  }
+
+  list(options: { unread: boolean; limit: number }): InboxEntry[] {
+    return this.#runs.delivered(options).map((run) => ({
+      runId: run.id,
+      routineId: run.routineId,
+      status: run.status,
+      endedAt: run.endedAt,
+      path: run.delivery!.path!,
+      readAt: run.delivery!.readAt,
+      headline: run.summary?.trim().split("\n", 1)[0].slice(0, 200) || null,
+    }));
+  }
+
+  /**
+   * Run `runId`'s record and its result file's Markdown; `markRead` records
+   * that the owner read it. 404 `run_not_found` / `result_not_found`.
+   */
+  async result(runId: string, markRead: boolean): Promise<{ run: RunRecord; markdown: string }> {
+    const run = this.#runs.get(runId);
+    if (!run) {
+      throw new ServiceError("run_not_found", 404, `Run "${runId}" does not exist`, { runId });
+    }
+    const delivery = run.delivery;
+    if (!delivery || delivery.status !== "delivered" || delivery.path === null) {
+      throw new ServiceError(
+        "result_not_found",
+        404,
+        delivery?.status === "failed"
+          ? `Run "${runId}" has no result file: writing it failed (${delivery.error})`
+          : `Run "${runId}" has no result file: its routine has no outputTarget`,
+        { runId },
+      );
+    }
+    const markdown = await readBounded(delivery.path).catch((error) => {
+      throw new ServiceError(
+        "result_not_found",
+        404,
+        `Cannot read the result of run "${runId}" at "${delivery.path}": ${
+          (error as Error).message
+        }`,
+        { runId, path: delivery.path },
+      );
+    });
+    if (markRead && delivery.readAt === null) {
+      this.#runs.update(runId, {
+        delivery: { ...delivery, readAt: isoTime(this.#clock.now()) },
+      });
+    }
+    return { run: runRecord(this.#runs.get(runId)!), markdown };
+  }
+}
+
+async function readBounded(path: string): Promise<string> {
+  const file = await Deno.open(path, { read: true });
+  try {
+    const buffer = new Uint8Array(MAX_RESULT_BYTES);
+    let length = 0;
+    while (length < buffer.length) {
+      const read = await file.read(buffer.subarray(length));
+      if (read === null) break;
+      length += read;
+    }
+    return new TextDecoder().decode(buffer.subarray(0, length));
+  } finally {
+    file.close();
+  }
+}

@@ -1,0 +1,327 @@
+import { join, relative } from "node:path";
+import { ServiceError } from "../api/errors.ts";
+import { type Clock, isoTime } from "../clock.ts";
+import type { Logger } from "../log.ts";
+import { isInside } from "../sessions/paths.ts";
+import type { SessionRow, SessionsStore } from "../store/sessions_store.ts";
+import { parseNumstat } from "./diff_stat.ts";
+import { git, gitOk } from "./git.ts";
+import type { WorktreeRecord } from "./worktree_record.ts";
+
+/** Counting a finished worktree's changes gets this long per git command. */
+const SUMMARY_TIMEOUT_MS = 60_000;
+
+/** What `remove` did with one worktree. */
+export interface Removal {
+  sessionId: string;
+  path: string;
+  branch: string;
+  removed: boolean;
+  /** False when the branch holds commits beyond its base (kept for review). */
+  branchDeleted: boolean;
+  /** Why it was kept, when it was. */
+  reason?: string;
+}
+
+/** Written before `git worktree add`, deleted once the session row holds the worktree. */
+interface PendingMarker {
+  repository: string;
+  branch: string;
+  baseCommit: string;
+}
+
+/**
+ * Git worktrees of isolated sessions and runs (D20): added on a new branch
+ * under `$SVC_HOME/worktrees/<session id>`, summarized when the session
+ * ends, removed by prune or retention. Only the real `git` touches the
+ * owner's repository, and only to add and remove worktrees and their
+ * branches: never the owner's checkout, index or HEAD.
+ */
+export class Worktrees {
+  readonly #root: string;
+  readonly #sessions: SessionsStore;
+  readonly #clock: Clock;
+  readonly #log: Logger;
+
+  constructor(options: { root: string; sessions: SessionsStore; clock: Clock; log: Logger }) {
+    this.#root = options.root;
+    this.#sessions = options.sessions;
+    this.#clock = options.clock;
+    this.#log = options.log;
+  }
+
+  /**
+   * Adds a worktree of the repository containing `cwd` (already a real path)
+   * at HEAD on `branch`, for session `id`; returns its record and the
+   * matching working directory inside it. Outside a repository (or in one
+   * without a commit) throws 400 `not_a_git_repository` naming `cwd`.
+   */
+  async create(cwd: string, id: string, branch: string): Promise<{
+    record: WorktreeRecord;
+    cwd: string;
+  }> {
+    const top = await git(["rev-parse", "--show-toplevel"], { cwd });
+    if (top.code !== 0 || top.stdout.trim() === "") {
+      throw notAGitRepository(`"${cwd}" is not inside a git repository`);
+    }
+    const repository = await Deno.realPath(top.stdout.trim());
+    const head = await git(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], {
+      cwd: repository,
+    });
+    if (head.code !== 0) {
+      throw notAGitRepository(`The git repository "${repository}" has no commit to start from`);
+    }
+    const baseCommit = head.stdout.trim();
+    const path = join(this.#root, id);
+    await Deno.mkdir(this.#root, { recursive: true, mode: 0o700 });
+    const marker: PendingMarker = { repository, branch, baseCommit };
+    await Deno.writeTextFile(this.#markerPath(id), JSON.stringify(marker), { mode: 0o600 });
+    const added = await git(["worktree", "add", "--quiet", "-b", branch, path, baseCommit], {
+      cwd: repository,
+    });
+    if (added.code !== 0) {
+      await Deno.remove(this.#markerPath(id)).catch(() => {});
+      throw new ServiceError(
+        "worktree_failed",
+        500,
+        `Cannot add a git worktree of "${repository}": ${added.stderr}`,
+        { field: "cwd", repository },
+      );
+    }
+    const record: WorktreeRecord = {
+      path,
+      branch,
+      repository,
+      baseCommit,
+      headCommit: null,
+      changedFiles: null,
+      insertions: null,
+      deletions: null,
+      uncommittedFiles: null,
+      error: null,
+      removedAt: null,
+    };
+    const inside = join(path, relative(repository, cwd));
+    if (!await exists(inside)) {
+      await this.discard(id, record);
+      throw new ServiceError(
+        "invalid_request",
+        400,
+        `Working directory "${cwd}" holds nothing git tracks, so the worktree has no such directory`,
+        { field: "cwd" },
+      );
+    }
+    return { record, cwd: inside };
+  }
+
+  /** The session row now holds the worktree: crash recovery no longer needs the marker. */
+  async settle(id: string): Promise<void> {
+    await Deno.remove(this.#markerPath(id)).catch(() => {});
+  }
+
+  /**
+   * Takes back a worktree whose session never started (the launch failed):
+   * nothing of the agent's is in it.
+   */
+  async discard(id: string, record: WorktreeRecord): Promise<void> {
+    await this.#removeWorktree(record, true);
+    await this.#deleteBranchIfEmpty(record);
+    await this.settle(id);
+    if (this.#sessions.get(id)) this.#store(id, { ...record, removedAt: this.#now() });
+  }
+
+  /**
+   * The record of an ending session with its changes counted (D20): base to
+   * the worktree's files as they are, uncommitted changes and new files
+   * included, through a scratch index so the worktree's own is untouched.
+   * Never throws: a count that fails leaves `error` set.
+   */
+  async summarize(record: WorktreeRecord): Promise<WorktreeRecord> {
+    const options = { cwd: record.path, timeoutMs: SUMMARY_TIMEOUT_MS };
+    let scratch: string | null = null;
+    try {
+      const headCommit = (await gitOk(["rev-parse", "HEAD"], options)).trim();
+      const index = (await gitOk(
+        ["rev-parse", "--path-format=absolute", "--git-path", "index"],
+        options,
+      )).trim();
+      scratch = await Deno.makeTempFile({ prefix: "svc-index-" });
+      // A copy of the index keeps git's stat cache: files that did not change are not re-read.
+      await Deno.copyFile(index, scratch).catch(() => {});
+      const env = { GIT_INDEX_FILE: scratch };
+      await gitOk(["add", "--all"], { ...options, env });
+      const numstat = await gitOk(
+        ["diff", "--cached", "--numstat", "-z", "--no-renames", record.baseCommit],
+        { ...options, env },
+      );
+      const status = await gitOk(["status", "--porcelain", "-z", "--no-renames"], options);
+      return {
+        ...record,
+        headCommit,
+        ...parseNumstat(numstat),
+        uncommittedFiles: status.split("\0").filter((entry) => entry !== "").length,
+        error: null,
+      };
+    } catch (error) {
+      return { ...record, error: (error as Error).message };
+    } finally {
+      if (scratch !== null) await Deno.remove(scratch).catch(() => {});
+    }
+  }
+
+  /** The session's fields to store as it ends: its worktree summarized (supervisor hook). */
+  async finalize(row: SessionRow): Promise<Partial<SessionRow>> {
+    if (row.worktree_json === null) return {};
+    const record = JSON.parse(row.worktree_json) as WorktreeRecord;
+    if (record.removedAt !== null) return {};
+    return { worktree_json: JSON.stringify(await this.summarize(record)) };
+  }
+
+  /** Worktrees svc made and has not removed, oldest first (optionally of one routine). */
+  list(
+    routineId?: string,
+  ): Array<
+    {
+      sessionId: string;
+      routineId: string | null;
+      runId: string | null;
+      status: string;
+      worktree: WorktreeRecord;
+    }
+  > {
+    return this.#sessions.withWorktrees(routineId).flatMap((row) => {
+      const worktree = JSON.parse(row.worktree_json!) as WorktreeRecord;
+      if (worktree.removedAt !== null) return [];
+      return [{
+        sessionId: row.id,
+        routineId: row.routine_id,
+        runId: row.run_id,
+        status: row.status,
+        worktree,
+      }];
+    });
+  }
+
+  /**
+   * Removes the worktrees of ended sessions (optionally of one routine).
+   * One with uncommitted changes is kept unless `force` (as `git worktree
+   * remove` does); a branch is deleted only when it has no commit beyond base.
+   */
+  async prune(options: { routineId?: string; force?: boolean } = {}): Promise<Removal[]> {
+    const removals: Removal[] = [];
+    for (const entry of this.list(options.routineId)) {
+      if (entry.status === "running") continue;
+      removals.push(await this.remove(entry.sessionId, entry.worktree, options.force === true));
+    }
+    return removals;
+  }
+
+  /** Retention (config `worktrees.keep`): a routine's newest `keep` ended worktrees stay. */
+  async retain(routineId: string, keep: number): Promise<Removal[]> {
+    const ended = this.list(routineId).filter((entry) => entry.status !== "running");
+    const removals: Removal[] = [];
+    for (const entry of ended.slice(0, Math.max(0, ended.length - keep))) {
+      removals.push(await this.remove(entry.sessionId, entry.worktree, true));
+    }
+    return removals;
+  }
+
+  /** Removes one worktree and, when it has no commit beyond base, its branch. */
+  async remove(sessionId: string, record: WorktreeRecord, force: boolean): Promise<Removal> {
+    const removal = { sessionId, path: record.path, branch: record.branch };
+    if (!force && await exists(record.path)) {
+      const status = await git(["status", "--porcelain"], { cwd: record.path });
+      if (status.code === 0 && status.stdout.trim() !== "") {
+        return {
+          ...removal,
+          removed: false,
+          branchDeleted: false,
+          reason: "it has uncommitted changes (force removes them)",
+        };
+      }
+    }
+    await this.#removeWorktree(record, force);
+    const branchDeleted = await this.#deleteBranchIfEmpty(record);
+    this.#store(sessionId, { ...record, removedAt: this.#now() });
+    return { ...removal, removed: true, branchDeleted };
+  }
+
+  /**
+   * Start-up: worktrees a crash left between `git worktree add` and the
+   * session record (their marker remains) are removed with their branch.
+   */
+  async recover(): Promise<number> {
+    let recovered = 0;
+    for await (const entry of readDirOrEmpty(this.#root)) {
+      if (!entry.isFile || !entry.name.endsWith(".pending.json")) continue;
+      const id = entry.name.slice(0, -".pending.json".length);
+      try {
+        if (!this.#sessions.get(id)) {
+          const marker = JSON.parse(await Deno.readTextFile(this.#markerPath(id))) as PendingMarker;
+          await this.#removeWorktree({ ...marker, path: join(this.#root, id) }, true);
+          await this.#deleteBranchIfEmpty(marker);
+          recovered++;
+        }
+        await this.settle(id);
+      } catch (error) {
+        this.#log.error("Cannot recover a worktree left by a crash", { id, error });
+      }
+    }
+    return recovered;
+  }
+
+  async #removeWorktree(record: { path: string; repository: string }, force: boolean) {
+    if (!isInside(this.#root, record.path)) return; // Only ever delete what svc made.
+    const args = ["worktree", "remove", ...(force ? ["--force"] : []), record.path];
+    const removed = await git(args, { cwd: record.repository }).catch(() => null);
+    if (removed?.code === 0) return;
+    // The repository or the directory is gone: delete what is left, then let git forget it.
+    await Deno.remove(record.path, { recursive: true }).catch(() => {});
+    await git(["worktree", "prune"], { cwd: record.repository }).catch(() => null);
+  }
+
+  async #deleteBranchIfEmpty(record: PendingMarker): Promise<boolean> {
+    const options = { cwd: record.repository };
+    const ahead = await git(
+      ["rev-list", "--count", `${record.baseCommit}..refs/heads/${record.branch}`],
+      options,
+    ).catch(() => null);
+    if (ahead?.code !== 0 || ahead.stdout.trim() !== "0") return false;
+    const deleted = await git(["branch", "-D", record.branch], options).catch(() => null);
+    return deleted?.code === 0;
+  }
+
+  #store(sessionId: string, record: WorktreeRecord): void {
+    this.#sessions.update(sessionId, { worktree_json: JSON.stringify(record) });
+  }
+
+  #markerPath(id: string): string {
+    return join(this.#root, `${id}.pending.json`);
+  }
+
+  #now(): string {
+    return isoTime(this.#clock.now());
+  }
+}
+
+/** 400 `not_a_git_repository` (D20): isolation needs a repository with a commit. */
+function notAGitRepository(message: string): ServiceError {
+  return new ServiceError(
+    "not_a_git_repository",
+    400,
+    `${message}: isolation "worktree" needs one`,
+    { field: "cwd" },
+  );
+}
+
+async function exists(path: string): Promise<boolean> {
+  return await Deno.stat(path).then(() => true, () => false);
+}
+
+async function* readDirOrEmpty(path: string): AsyncIterable<Deno.DirEntry> {
+  try {
+    yield* Deno.readDir(path);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+}

@@ -1,0 +1,85 @@
+import assert from "node:assert/strict";
+import { renderResult, resultPath, writeAtomically } from "../../src/automations/delivery.ts";
+import type { RoutineRow } from "../../src/store/routines_store.ts";
+import type { RunRow } from "../../src/store/runs_store.ts";
+import { removeTree, tempHome } from "../helpers/home.ts";
+
+Deno.test("resultPath() places results by target; an id never climbs out (D21)", () => {
+  assert.equal(
+    resultPath({ kind: "inbox" }, "/h/inbox", "daily", "run_1"),
+    "/h/inbox/daily/run_1.md",
+  );
+  assert.equal(
+    resultPath({ kind: "file", path: "/out" }, "/h/inbox", "daily", "run_1"),
+    "/out/daily-run_1.md",
+  );
+  assert.equal(resultPath({ kind: "inbox" }, "/h/inbox", "..", "run_1"), "/h/inbox/_./run_1.md");
+  assert.equal(resultPath({ kind: "inbox" }, "/h/inbox", ".x", "run_1"), "/h/inbox/_x/run_1.md");
+});
+
+Deno.test("renderResult() holds the run's facts, usage, worktree and how to read the log (D21)", () => {
+  const routine = { id: "daily", definition: { name: "Daily | triage" } } as unknown as RoutineRow;
+  const run = {
+    id: "run_1",
+    routineId: "daily",
+    trigger: "schedule",
+    scheduledFor: "2026-11-23T03:00:00.000Z",
+    status: "failed",
+    sessionId: "ses_1",
+    startedAt: "2026-11-23T03:00:01.000Z",
+    endedAt: "2026-11-23T03:02:00.000Z",
+    exitCode: 1,
+    error: { code: "session_failed", message: "Session ended\nfailed" },
+    usage: { inputTokens: 120, outputTokens: 30, cachedInputTokens: 20, costUsd: 0.0123 },
+    summary: "I fixed **two** bugs.\n",
+    worktree: {
+      path: "/h/worktrees/ses_1",
+      branch: "svc/daily/run_1",
+      repository: "/repo",
+      baseCommit: "a".repeat(40),
+      headCommit: "b".repeat(40),
+      changedFiles: 2,
+      insertions: 10,
+      deletions: 3,
+      uncommittedFiles: 1,
+      error: null,
+      removedAt: null,
+    },
+  } as unknown as RunRow;
+  const text = renderResult(run, routine);
+  assert.match(text, /^# Daily \\\| triage: failed\n/);
+  assert.match(text, /\| Error \| session_failed: Session ended failed \|/);
+  assert.match(text, /\| Scheduled for \| 2026-11-23T03:00:00.000Z \|/);
+  assert.match(text, /\| Usage \| 120 input tokens \(20 cached\), 30 output tokens, \$0.0123 \|/);
+  assert.match(text, /2 files changed, \+10 −3 \(1 uncommitted\), aaaaaaaaaaaa..bbbbbbbbbbbb/);
+  assert.match(
+    text,
+    /## Result\n\nI fixed \*\*two\*\* bugs.\n\n## Full log\n\n[^\n]*\n\n {4}svc events ses_1\n$/,
+  );
+  const bare = renderResult(
+    { ...run, sessionId: null, usage: null, worktree: null, summary: null },
+    routine,
+  );
+  assert.match(bare, /_The run produced no final message._/);
+  assert.match(bare, /No session ran/);
+  assert.doesNotMatch(bare, /Usage|Worktree/);
+});
+
+Deno.test("writeAtomically() writes 0600 and leaves nothing behind when it cannot (D21)", async () => {
+  const dir = await tempHome();
+  try {
+    await writeAtomically(`${dir}/sub/r.md`, "one\n");
+    await writeAtomically(`${dir}/sub/r.md`, "two\n"); // Replaces: still one file.
+    assert.equal(await Deno.readTextFile(`${dir}/sub/r.md`), "two\n");
+    assert.equal((await Deno.stat(`${dir}/sub/r.md`)).mode! & 0o777, 0o600);
+    assert.deepEqual([...Deno.readDirSync(`${dir}/sub`)].map((e) => e.name), ["r.md"]);
+    await Deno.mkdir(`${dir}/sub/taken.md`); // A directory where the file should go.
+    await assert.rejects(writeAtomically(`${dir}/sub/taken.md`, "x"));
+    assert.deepEqual([...Deno.readDirSync(`${dir}/sub`)].map((e) => e.name).sort(), [
+      "r.md",
+      "taken.md",
+    ]);
+  } finally {
+    await removeTree(dir);
+  }
+});
