@@ -3,26 +3,13 @@
  * broker, through `POST /actions` (`svc.sessions.approvals`,
  * `svc.sessions.approve`).
  */
-import type { ClientResponse, SvcClient } from "../client/client.ts";
 import type { PendingApproval } from "../approvals/broker.ts";
+import { act } from "./action.ts";
 import { CLIENT_OPTIONS, parseCommandArgs } from "./args.ts";
 import { type Command, UsageError } from "./command.ts";
 import { withClient } from "./connect.ts";
 import { oneLine, printResponse, table } from "./output.ts";
 import { sanitize } from "./transcript.ts";
-
-interface ActionAnswer<T> {
-  ok: true;
-  result: T;
-}
-
-function act<T>(
-  client: SvcClient,
-  action: string,
-  fields: Record<string, unknown>,
-): Promise<ClientResponse<ActionAnswer<T>>> {
-  return client.post<ActionAnswer<T>>("/actions", { action, origin: "cli", ...fields });
-}
 
 /**
  * What a request asks, on one line: its summary ("Bash: touch x"), prefixed

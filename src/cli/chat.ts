@@ -15,7 +15,7 @@ export const chatCommand: Command = {
   name: "chat",
   summary: "Start a conversation with an agent in this terminal",
   usage: `Usage: svc chat --harness ID [--project-root DIR] [--cwd DIR] [--model M]
-                [--title T] [--home DIR] [PROMPT...]
+                [--title T] [--worktree] [--home DIR] [PROMPT...]
 
 Starts a session of harness ID and shows its transcript as the agent works;
 each line typed is the next turn (sent at once when the agent is idle, queued
@@ -37,7 +37,9 @@ Options:
   --project-root DIR  the project (default: the current directory)
   --cwd DIR           where the agent runs (default: the project root)
   --model M           the model to ask the harness for
-  --title T           the session's title (default: the prompt's first line)`,
+  --title T           the session's title (default: the prompt's first line)
+  --worktree          work in a new git worktree of the repository, leaving your
+                      checkout untouched (see "svc worktrees")`,
   async run(args, io) {
     const { values, positionals } = parseCommandArgs(args, {
       home: CLIENT_OPTIONS.home,
@@ -46,6 +48,7 @@ Options:
       cwd: { type: "string" },
       model: { type: "string" },
       title: { type: "string" },
+      worktree: { type: "boolean" },
     }, { positionals: Infinity });
     const harness = values.harness;
     if (harness === undefined) throw new UsageError('Missing "--harness ID"');
@@ -58,6 +61,7 @@ Options:
       ...(values.cwd !== undefined && { cwd: resolve(values.cwd) }),
       ...(values.model !== undefined && { model: values.model }),
       ...(values.title !== undefined && { title: values.title }),
+      ...(values.worktree && { isolation: "worktree" }),
     };
     return await withClient(values.home, io, async (client) => {
       // No daemon: exit 3 now, before anyone types a prompt.

@@ -16,6 +16,9 @@ import { serviceCommand } from "./service.ts";
 import { statusCommand } from "./status.ts";
 import { stopCommand } from "./stop.ts";
 import { watchCommand } from "./watch.ts";
+import { worktreesCommand } from "./worktrees.ts";
+import { inboxCommand } from "./inbox.ts";
+import { usageCommand } from "./usage.ts";
 
 /** Every command, in the order `svc help` lists them. */
 export const COMMANDS: readonly Command[] = [
@@ -30,6 +33,9 @@ export const COMMANDS: readonly Command[] = [
   approveCommand,
   eventsCommand,
   automationsCommand,
+  inboxCommand,
+  worktreesCommand,
+  usageCommand,
   logsCommand,
   serviceCommand,
   watchCommand,

@@ -19,9 +19,11 @@ Subcommands:
       Sessions, newest first (at most N, default 100). S: running, completed,
       failed, killed, orphaned.
   start --project-root DIR --harness ID [--cwd DIR] [--model M] [--title T]
-        [--follow] (PROMPT... | --prompt-file FILE | -)
+        [--worktree] [--follow] (PROMPT... | --prompt-file FILE | -)
       Launches a session and prints its id. The prompt is the arguments joined
-      by spaces, the contents of FILE, or stdin with "-". --follow then prints
+      by spaces, the contents of FILE, or stdin with "-". --worktree runs it in
+      a new git worktree of the repository (branch svc/session/ID, see
+      "svc worktrees"); your checkout is not touched. --follow then prints
       its events until it ends, like "svc events ID --follow".
   show ID
       The session record, one "key: value" line per field.
@@ -85,6 +87,7 @@ async function startSession(args: string[], io: Io): Promise<number> {
     title: { type: "string" },
     "prompt-file": { type: "string" },
     follow: { type: "boolean" },
+    worktree: { type: "boolean" },
   }, { positionals: Infinity });
   const projectRoot = values["project-root"];
   if (projectRoot === undefined) throw new UsageError('Missing "--project-root DIR"');
@@ -97,6 +100,7 @@ async function startSession(args: string[], io: Io): Promise<number> {
     ...(values.cwd !== undefined && { cwd: resolve(values.cwd) }),
     ...(values.model !== undefined && { model: values.model }),
     ...(values.title !== undefined && { title: values.title }),
+    ...(values.worktree && { isolation: "worktree" }),
   };
   return await withClient(values.home, io, async (client) => {
     const response = await client.post<SessionRecord>("/sessions", request);
@@ -119,10 +123,16 @@ async function showSession(args: string[], io: Io): Promise<number> {
       const entries = Object.entries(session);
       const width = Math.max(...entries.map(([key]) => key.length)) + 1;
       return entries
-        .map(([key, value]) => `${`${key}:`.padEnd(width)} ${value ?? "-"}`)
+        .map(([key, value]) => `${`${key}:`.padEnd(width)} ${fieldText(value)}`)
         .join("\n");
     });
   });
+}
+
+/** A record field on one line: objects (usage, worktree) as JSON, null as "-". */
+function fieldText(value: unknown): string {
+  if (value === null || value === undefined) return "-";
+  return typeof value === "object" ? JSON.stringify(value) : String(value);
 }
 
 async function sendInput(args: string[], io: Io): Promise<number> {

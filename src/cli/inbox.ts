@@ -1,0 +1,76 @@
+/** `svc inbox [--unread]`, `svc inbox show RUN`, `svc inbox read RUN` (D21). */
+import type { InboxEntry } from "../automations/inbox.ts";
+import type { RunRecord } from "../store/runs_store.ts";
+import { act } from "./action.ts";
+import { CLIENT_OPTIONS, parseCommandArgs, requireId } from "./args.ts";
+import { type Command, type Io } from "./command.ts";
+import { withClient } from "./connect.ts";
+import { oneLine, printResponse, table } from "./output.ts";
+import { sanitize } from "./transcript.ts";
+
+export const inboxCommand: Command = {
+  name: "inbox",
+  summary: "Read the results of routine runs",
+  usage: `Usage: svc inbox [--unread] [--limit N] [--home DIR] [--json]
+       svc inbox show RUN [--home DIR] [--json]
+       svc inbox read RUN [--home DIR] [--json]
+
+Lists the results routines wrote (outputTarget inbox or file), newest first;
+--unread only those not yet read. "show" prints a result's Markdown; "read"
+prints it and marks it read. See docs/automations.md.`,
+  run(args, io) {
+    if (args[0] === "show" || args[0] === "read") {
+      return showResult(args.slice(1), io, args[0] === "read");
+    }
+    return listInbox(args, io);
+  },
+};
+
+/** The inbox as a table (pure). */
+export function inboxTable(entries: InboxEntry[]): string {
+  if (entries.length === 0) return "No results";
+  return table(
+    ["", "RUN", "ROUTINE", "STATUS", "ENDED", "RESULT"],
+    entries.map((entry) => [
+      entry.readAt === null ? "*" : "",
+      entry.runId,
+      entry.routineId,
+      entry.status,
+      entry.endedAt ?? "-",
+      oneLine(sanitize(entry.headline ?? "")),
+    ]),
+  );
+}
+
+async function listInbox(args: string[], io: Io): Promise<number> {
+  const { values } = parseCommandArgs(args, {
+    ...CLIENT_OPTIONS,
+    unread: { type: "boolean" },
+    limit: { type: "string" },
+  });
+  return await withClient(values.home, io, async (client) => {
+    const response = await act<{ results: InboxEntry[] }>(client, "svc.automations.inbox", {
+      ...(values.unread && { unread: true }),
+      ...(values.limit !== undefined && { limit: Number(values.limit) }),
+    });
+    return printResponse(io, response, values.json, ({ result }) => inboxTable(result.results));
+  });
+}
+
+async function showResult(args: string[], io: Io, markRead: boolean): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, CLIENT_OPTIONS, { positionals: 1 });
+  const runId = requireId(positionals, "run");
+  return await withClient(values.home, io, async (client) => {
+    const response = await act<{ run: RunRecord; markdown: string }>(
+      client,
+      "svc.automations.result",
+      { runId, ...(markRead && { markRead: true }) },
+    );
+    return printResponse(
+      io,
+      response,
+      values.json,
+      ({ result }) => sanitize(result.markdown).trimEnd(),
+    );
+  });
+}
