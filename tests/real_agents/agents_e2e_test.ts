@@ -12,6 +12,8 @@ import { type AgentDaemon, startAgentDaemon } from "./agent_daemon.ts";
 import { SHELL_TOOL_CALLS } from "./agent_env.ts";
 import { requireAgent, runAgentTests } from "./agents_gate.ts";
 import { conversationTexts, type RecordedRequest } from "./fake_provider.ts";
+import { git, gitRepository } from "../helpers/git.ts";
+import { removeTree } from "../helpers/home.ts";
 
 type Json = Record<string, unknown>;
 
@@ -211,6 +213,68 @@ async function routineRun(d: AgentDaemon, model: string | null): Promise<void> {
   assert.equal(turn.result, "routine done");
 }
 
+/**
+ * A routine run isolated in a worktree (issue 12, D20–D22): the agent's tool
+ * runs in the worktree, the owner's checkout stays clean, the run records
+ * the change, the agent's usage and final text, and its inbox result.
+ */
+async function worktreeRun(d: AgentDaemon, cli: Harness, model: string | null): Promise<void> {
+  const repo = await gitRepository();
+  try {
+    d.provider.script([{ toolCall: SHELL_TOOL_CALLS[cli] }, { text: "worktree done" }]);
+    const id = `isolated-${d.harness}`;
+    const created = await d.act("svc.automations.create", {
+      definition: {
+        schemaVersion: 1,
+        id,
+        name: "Isolated",
+        status: "PAUSED",
+        rrule: "FREQ=DAILY;BYHOUR=3",
+        timezone: "utc",
+        misfire: "latest",
+        overlap: "forbid",
+        timeoutMinutes: 5,
+        runtime: d.harness,
+        prompt: "create a file",
+        cwd: repo,
+        approvals: "allow",
+        isolation: "worktree",
+        outputTarget: { kind: "inbox" },
+        ...(model ? { model } : {}),
+      },
+    });
+    assert.equal(created.ok, true, JSON.stringify(created));
+    const run = (await d.act("svc.automations.run", { id })).result as Json;
+    assert.equal(run.error ?? null, null, JSON.stringify(run));
+    await d.waitForEnd(run.sessionId as string);
+    let record: Json = {};
+    for (;;) {
+      const runs = await d.act("svc.automations.runs", { id });
+      [record] = (runs.result as { runs: Json[] }).runs;
+      if (record.status !== "running") break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.equal(record.status, "succeeded", JSON.stringify(record));
+    assert.equal(await git(repo, "status", "--porcelain"), "", "the owner's checkout is clean");
+    const worktree = record.worktree as Json;
+    await Deno.stat(join(worktree.path as string, "created.txt"));
+    assert.deepEqual(
+      [worktree.changedFiles, worktree.insertions, worktree.deletions, worktree.uncommittedFiles],
+      [1, 0, 0, 1],
+    );
+    assert.equal(record.summary, "worktree done");
+    assert.equal(typeof (record.usage as Json).outputTokens, "number");
+    const delivery = record.delivery as Json;
+    assert.equal(delivery.status, "delivered");
+    assert.match(await Deno.readTextFile(delivery.path as string), /## Result\n\nworktree done\n/);
+    const pruned = await d.act("svc.automations.prune", { routineId: id, force: true });
+    assert.equal(((pruned.result as Json).removals as Json[])[0].removed, true);
+    d.provider.clearScript();
+  } finally {
+    await removeTree(repo);
+  }
+}
+
 const options = { ignore: !runAgentTests, sanitizeOps: false, sanitizeResources: false };
 
 for (const cli of HARNESSES) {
@@ -242,6 +306,10 @@ for (const cli of HARNESSES) {
       }
       await t.step("a provider that never answers: the turn times out", () => turnTimeout(d));
       await t.step("a one-shot routine run succeeds", () => routineRun(d, model));
+      await t.step(
+        "a routine run in a git worktree delivers its result",
+        () => worktreeRun(d, cli, model),
+      );
     },
   );
 }
