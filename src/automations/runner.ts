@@ -148,20 +148,50 @@ export class Runner {
   ): Promise<RunRow> {
     const { runs, clock } = this.#options;
     const current = runs.get(runId)!;
-    const session = sessionId ?? current.sessionId;
-    const fields = {
+    return await this.#complete(current, routine, {
       status,
       exitCode,
       error,
       endedAt: isoTime(clock.now()),
       leaseOwner: null,
       leaseExpiresAt: null,
-      sessionId: session,
+      sessionId: sessionId ?? current.sessionId,
+    });
+  }
+
+  /**
+   * A run recovery closed (`daemon_restarted`, D12) still gets its outcome,
+   * its result (D21) and its `run.ended` (notify); `routine` is null when it
+   * was deleted since.
+   */
+  afterRecovery(runId: string, routine: RoutineRow | null): void {
+    const run = this.#options.runs.get(runId);
+    if (!run) return;
+    const completing = this.#complete(run, routine, {}).then(() => {}, (error) => {
+      this.#options.log.error("Recording a recovered run failed", { runId, error });
+    });
+    this.#tracking.add(completing);
+    completing.finally(() => this.#tracking.delete(completing));
+  }
+
+  /** Adds the session's outcome, writes the result, then stores and announces the end. */
+  async #complete(
+    current: RunRow,
+    routine: RoutineRow | null,
+    ending: Partial<RunRow>,
+  ): Promise<RunRow> {
+    const { runs } = this.#options;
+    const runId = current.id;
+    const session = ending.sessionId ?? current.sessionId;
+    const fields = {
+      ...ending,
       ...(session !== null && this.#options.outcome ? this.#options.outcome(session) : {}),
     };
     let delivery: Delivery | null = null;
     try {
-      delivery = await this.#options.deliver?.({ ...current, ...fields }, routine) ?? null;
+      if (routine) {
+        delivery = await this.#options.deliver?.({ ...current, ...fields }, routine) ?? null;
+      }
     } catch (failure) {
       this.#options.log.error("Run result delivery failed", { runId, error: failure });
     }
@@ -171,7 +201,7 @@ export class Runner {
       runId,
       routineId: ended.routineId,
       sessionId: ended.sessionId,
-      status,
+      status: ended.status,
       resultPath: delivery?.status === "delivered" ? delivery.path : null,
     });
     return ended;

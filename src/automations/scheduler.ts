@@ -99,6 +99,7 @@ export class Scheduler {
         },
       });
       recovered.push({ runId: run.id, routineId: run.routineId, error: "daemon_restarted" });
+      this.#options.runner.afterRecovery(run.id, this.#options.routines.get(run.routineId));
     }
     return recovered;
   }

@@ -221,7 +221,9 @@ Deno.test("recovery after a crash closes the orphaned run and never re-runs its 
   const home = await tempHome();
   {
     await using r = await rig("2026-01-05T08:00:00.000Z", { home });
-    await r.action("svc.automations.create", { definition: r.definition() });
+    await r.action("svc.automations.create", {
+      definition: r.definition({ outputTarget: { kind: "inbox" } }),
+    });
   }
   // What a daemon killed -9 right after claiming leaves behind.
   const db = new DatabaseSync(`${home}/svc.db`);
@@ -236,6 +238,11 @@ Deno.test("recovery after a crash closes the orphaned run and never re-runs its 
   const recovered = (await runs(r)).find((run) => run.id === "run_crashed");
   assert.equal(recovered?.status, "failed");
   assert.equal(recovered?.error.code, "daemon_restarted");
+  // Its result is still delivered (D21).
+  await r.t.daemon.runner.settled();
+  const [delivered] = await runs(r);
+  assert.equal(delivered.delivery.status, "delivered");
+  assert.match(await Deno.readTextFile(delivered.delivery.path), /daemon_restarted/);
   const tick = await tickAt(r, "2026-01-05T09:00:40.000Z");
   assert.equal(tick.claimed.length, 0, "the occurrence is never started twice");
   assert.equal(r.spawner.processes.length, 0);
