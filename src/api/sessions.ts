@@ -143,6 +143,7 @@ export function sessionRoutes(deps: SessionDeps): Route[] {
       method: "POST",
       path: "/sessions",
       summary: "Launch a harness session (C4, D7)",
+      ownerOnly: "Launching a session", // D23: TCP never executes anything.
       body: launchRequestSchema,
       handler: async ({ req }) => {
         const request = parseLaunchRequest(await readJsonBody(req));
@@ -192,6 +193,7 @@ export function sessionRoutes(deps: SessionDeps): Route[] {
       method: "POST",
       path: "/sessions/:id/input",
       summary: "The next user turn of a protocol session, or stdin of a raw one (D7, D16)",
+      ownerOnly: "Sending input to a session",
       body: inputRequestSchema,
       handler: async ({ req, params }) => {
         const request = parseInput(inputRequestSchema, await readJsonBody(req));
@@ -228,6 +230,7 @@ export function sessionRoutes(deps: SessionDeps): Route[] {
       method: "POST",
       path: "/sessions/:id/kill",
       summary: "End a live session's process group (D7)",
+      ownerOnly: "Killing a session",
       body: killRequestSchema,
       handler: async ({ req, params }) => {
         const request = parseInput(killRequestSchema, await readJsonBody(req));

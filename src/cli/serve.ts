@@ -29,6 +29,13 @@ Options:
       projectRoots: values["project-root"],
       logToStderr: true,
     });
+    if (tcp !== null) {
+      // D23: say plainly what the listener shares.
+      io.err(
+        `svc: TCP ${values.tcp} gives every local user of this machine read access to sessions, ` +
+          "events and health (redacted); it never launches, sends input, kills or changes anything",
+      );
+    }
     const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
     const onSignal = () => void daemon.stop();
     for (const signal of signals) Deno.addSignalListener(signal, onSignal);

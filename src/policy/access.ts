@@ -32,6 +32,11 @@ export function checkTcpHeaders(req: Request, peer: Peer): void {
   if (!parsed || !isLoopbackHost(parsed.hostname) || parsed.port !== peer.listener.port) {
     throw forbidden(`Host "${host}" is not this loopback listener`);
   }
+  // D23: an absolute-form target (`GET http://host:port/…`) must name the same listener.
+  const target = URL.canParse(req.url) ? new URL(req.url).host : "";
+  if (target !== new URL(`http://${host}`).host) {
+    throw forbidden(`Request target "${target}" is not the Host "${host}"`);
+  }
   const origin = req.headers.get("origin");
   if (origin !== null && origin !== `http://${host}`) {
     throw forbidden(`Origin "${origin}" is not allowed`);

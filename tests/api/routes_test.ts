@@ -36,15 +36,25 @@ Deno.test("buildRoutes() puts static paths before parameterised ones that could 
   assert.ok(paths.indexOf("/sessions/restricted") < paths.indexOf("/sessions/:id"));
 });
 
-Deno.test("buildRoutes() marks the owner-only routes (C5.4, D9, D11)", () => {
+Deno.test("buildRoutes() marks the owner-only routes (C5.4, D9, D11, D23)", () => {
   const ownerOnly = routes.filter((route) => route.ownerOnly).map((route) =>
     `${route.method} ${route.path}`
   );
   assert.deepEqual(ownerOnly.sort(), [
     "GET /sessions/:sessionId/artifacts/:artifactId",
+    "POST /sessions",
     "POST /sessions/:id/close",
+    "POST /sessions/:id/input",
     "POST /sessions/:id/interrupt",
+    "POST /sessions/:id/kill",
     "POST /sessions/restricted",
     "POST /shutdown",
   ]);
+});
+
+Deno.test("every route that changes anything is owner-only; /actions decides per action (D23)", () => {
+  const open = routes.filter((route) =>
+    route.method !== "GET" && !route.ownerOnly && route.path !== "/actions"
+  );
+  assert.deepEqual(open.map((route) => `${route.method} ${route.path}`), []);
 });

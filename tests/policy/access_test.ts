@@ -5,8 +5,13 @@ import { ServiceError } from "../../src/api/errors.ts";
 
 const TCP = tcpPeer("127.0.0.1", 3000);
 
-function request(headers: Record<string, string>): Request {
-  const req = new Request("http://127.0.0.1:3000/api/v1/health");
+/** A request as the server sees it: origin-form targets take their URL from Host. */
+function request(headers: Record<string, string>, target?: string): Request {
+  let url = target ?? "http://127.0.0.1:3000/api/v1/health";
+  if (target === undefined && headers.host && URL.canParse(`http://${headers.host}/`)) {
+    url = `http://${headers.host}/api/v1/health`;
+  }
+  const req = new Request(url);
   // Request normalises Host away, so set it the way a server sees it.
   for (const [name, value] of Object.entries(headers)) req.headers.set(name, value);
   return req;
@@ -41,6 +46,19 @@ Deno.test("checkTcpHeaders() decides Host and Origin per D14", async (t) => {
       () => assert.equal(codeOf(() => checkTcpHeaders(request(headers), TCP)), expected),
     );
   }
+});
+
+Deno.test("checkTcpHeaders() refuses an absolute-form target naming another host (D23)", () => {
+  const host = { host: "127.0.0.1:3000" };
+  assert.equal(
+    codeOf(() => checkTcpHeaders(request(host, "http://evil.example/x"), TCP)),
+    "403 forbidden",
+  );
+  assert.equal(
+    codeOf(() => checkTcpHeaders(request(host, "http://127.0.0.1:3001/x"), TCP)),
+    "403 forbidden",
+  );
+  assert.equal(codeOf(() => checkTcpHeaders(request(host, "http://127.0.0.1:3000/x"), TCP)), null);
 });
 
 Deno.test("checkTcpHeaders() ignores the local socket", () => {
