@@ -119,6 +119,8 @@ interface LiveSession {
 export class Supervisor {
   readonly #options: SupervisorOptions;
   readonly #live = new Map<string, LiveSession>();
+  /** Launches past the limit check that are not yet in `#live`. */
+  #launching = 0;
 
   constructor(options: SupervisorOptions) {
     this.#options = options;
@@ -134,8 +136,9 @@ export class Supervisor {
    * and throws 500 `launch_failed` with the session id.
    */
   async launch(spec: LaunchSpec): Promise<Launched> {
-    const { sessions, events, clock, maxLiveSessions } = this.#options;
-    if (this.#live.size >= maxLiveSessions) {
+    const { maxLiveSessions } = this.#options;
+    // Reserved before the first await: parallel launches cannot all pass the check (issue 13).
+    if (this.#live.size + this.#launching >= maxLiveSessions) {
       throw new ServiceError(
         "too_many_sessions",
         429,
@@ -143,6 +146,16 @@ export class Supervisor {
         { limit: maxLiveSessions },
       );
     }
+    this.#launching++;
+    try {
+      return await this.#launch(spec);
+    } finally {
+      this.#launching--;
+    }
+  }
+
+  async #launch(spec: LaunchSpec): Promise<Launched> {
+    const { sessions, events, clock } = this.#options;
     const now = isoTime(clock.now());
     const row: SessionRow = {
       id: spec.id ?? newId("ses", clock.now()),
