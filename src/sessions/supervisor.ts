@@ -108,6 +108,13 @@ interface LiveSession {
   ended: Promise<SessionRow>;
   /** The agent conversation of a protocol session; null for raw ones. */
   conversation: Conversation | null;
+  /**
+   * Redacts a raw session's input as one stream, so a secret split across
+   * two `input` calls is still found (issue 13); a line without its newline
+   * is recorded once it ends, at the next input after PARTIAL_IDLE_MS, or at the end.
+   */
+  inputRedactor: StreamRedactor;
+  inputIdleTimer: ReturnType<typeof setTimeout> | null;
 }
 
 /**
@@ -230,6 +237,8 @@ export class Supervisor {
       killTimer: null,
       ended: Promise.resolve(row),
       conversation: null,
+      inputRedactor: new StreamRedactor(),
+      inputIdleTimer: null,
     };
     const protocol = spec.harness.protocol;
     if (protocol !== "raw") {
@@ -329,10 +338,22 @@ export class Supervisor {
         if (live.stdin === stdin) live.stdin = null; // The child closed its stdin.
       },
     );
-    // Not awaited: the child has its input; the event becomes durable (and readable) with the
-    // next commit, so a store that refuses writes does not hold the request.
-    void this.#options.events.append(sessionId, "input", { data: redactText(data) });
+    this.#recordInput(live, live.inputRedactor.push(data));
+    if (live.inputIdleTimer !== null) clearTimeout(live.inputIdleTimer);
+    live.inputIdleTimer = live.inputRedactor.pending() === 0 ? null : setTimeout(() => {
+      live.inputIdleTimer = null;
+      this.#recordInput(live, live.inputRedactor.flushPartial());
+    }, PARTIAL_IDLE_MS);
     return {}; // Raw input is written at once (D7): there is no turn to queue behind.
+  }
+
+  /**
+   * Not awaited: the child has its input; the event becomes durable (and readable) with the
+   * next commit, so a store that refuses writes does not hold the request.
+   */
+  #recordInput(live: LiveSession, redacted: string): void {
+    if (redacted === "") return;
+    void this.#options.events.append(live.row.id, "input", { data: redacted });
   }
 
   /**
@@ -446,6 +467,8 @@ export class Supervisor {
     }
     live.stdin?.close().catch(() => {});
     live.stdin = null;
+    if (live.inputIdleTimer !== null) clearTimeout(live.inputIdleTimer);
+    this.#recordInput(live, live.inputRedactor.flush());
     const failure = conversation ? await conversation.finish() : null;
     const status: SessionStatus = live.killRequested
       ? "killed"
