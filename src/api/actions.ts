@@ -67,7 +67,21 @@ function actionTable(deps: ActionDeps): Record<string, ActionDefinition> {
         payload: { capabilities: await deps.capabilities.refresh() },
       }),
     },
-    "svc.automations.list": automation({}, () => ({ routines: routines.list() })),
+    "svc.automations.list": {
+      fields: {
+        limit: z.number().int().min(1).max(1000).optional(),
+        cursor: id.optional(),
+      },
+      run: (input) => {
+        const result = routines.list({
+          cursor: input.cursor as string | undefined,
+          limit: (input.limit as number | undefined) ?? 100,
+        });
+        // The payload counts; the routines are in `result` only (issue 13: not twice).
+        const payload = { count: result.routines.length, nextCursor: result.nextCursor };
+        return { kind: "automations.changed", payload, result };
+      },
+    },
     "svc.automations.get": automation(
       { id },
       (input) => ({ routine: routines.get(input.id as string) }),

@@ -45,6 +45,9 @@ function routineNotFound(id: string): ServiceError {
 }
 
 /** Routine CRUD, manual runs, run history, health and import: what the actions call (D10). */
+/** A page of `svc.automations.list` stops growing past this much JSON (4 MiB bound, D6). */
+const LIST_PAGE_BYTES = 2 * 1024 * 1024;
+
 export class RoutineService {
   readonly #o: RoutineServiceOptions;
 
@@ -52,8 +55,26 @@ export class RoutineService {
     this.#o = options;
   }
 
-  list(): StoredRoutine[] {
-    return this.#o.routines.list().map(storedRoutine);
+  /**
+   * A page of routines by id after `cursor` (issue 13: the whole list could
+   * pass the 4 MiB response bound): at most `limit`, and fewer once the page
+   * holds LIST_PAGE_BYTES of JSON. `nextCursor` is null on the last page.
+   */
+  list(options: { cursor?: string; limit: number }): {
+    routines: StoredRoutine[];
+    nextCursor: string | null;
+  } {
+    const rows = this.#o.routines.list({ after: options.cursor, limit: options.limit + 1 });
+    const routines: StoredRoutine[] = [];
+    let bytes = 0;
+    for (const row of rows.slice(0, options.limit)) {
+      const routine = storedRoutine(row);
+      bytes += new TextEncoder().encode(JSON.stringify(routine)).length;
+      if (routines.length > 0 && bytes > LIST_PAGE_BYTES) break;
+      routines.push(routine);
+    }
+    const more = routines.length < rows.length;
+    return { routines, nextCursor: more ? routines[routines.length - 1].id : null };
   }
 
   get(id: string): StoredRoutine | null {

@@ -1,3 +1,4 @@
+import { allRoutines } from "./all_routines.ts";
 import { resolve } from "node:path";
 import type { ClientResponse, SvcClient } from "../client/client.ts";
 import type { StoredRoutine } from "../automations/definition.ts";
@@ -72,7 +73,7 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
 async function listRoutines(args: string[], io: Io): Promise<number> {
   const { values } = parseCommandArgs(args, CLIENT_OPTIONS);
   return await withClient(values.home, io, async (client) => {
-    const response = await act<{ routines: StoredRoutine[] }>(client, "svc.automations.list");
+    const response = await allRoutines(client);
     if (values.json || !response.ok) return printResponse(io, response, values.json, () => "");
     // The daemon computes the next due time, so the CLI never disagrees with it.
     const nextDue = new Map<string, string | null>();

@@ -1,5 +1,5 @@
-import type { StoredRoutine } from "../automations/definition.ts";
 import type { RoutineHealth } from "../automations/health.ts";
+import { allRoutines } from "./all_routines.ts";
 import { ClientError, type SvcClient } from "../client/client.ts";
 import { CLIENT_OPTIONS, parseCommandArgs } from "./args.ts";
 import { type Command, EXIT } from "./command.ts";
@@ -66,7 +66,7 @@ export async function nextRoutine(
   client: SvcClient,
 ): Promise<{ id: string; dueAt: string } | null | undefined> {
   try {
-    const list = await act<{ routines: StoredRoutine[] }>(client, "svc.automations.list");
+    const list = await allRoutines(client);
     if (!list.ok) return undefined;
     let next: { id: string; dueAt: string } | null = null;
     for (const routine of list.body.result.routines) {

@@ -55,9 +55,10 @@ export class RoutinesStore {
     return raw ? fromRaw(raw) : null;
   }
 
-  list(): RoutineRow[] {
-    return (this.#db.prepare("SELECT * FROM routines ORDER BY id").all() as unknown as Raw[])
-      .map(fromRaw);
+  /** Routines by id; with `after`, those whose id sorts after it; at most `limit`. */
+  list(options: { after?: string; limit?: number } = {}): RoutineRow[] {
+    return (this.#db.prepare("SELECT * FROM routines WHERE id > ? ORDER BY id LIMIT ?")
+      .all(options.after ?? "", options.limit ?? -1) as unknown as Raw[]).map(fromRaw);
   }
 
   /** Inserts a routine; false when the id exists. */
