@@ -10,7 +10,7 @@ import { createLogger, fileSink, stderrSink } from "./log.ts";
 import { CapabilityRegistry } from "./sessions/capabilities.ts";
 import { buildRegistry, type HarnessSpec } from "./sessions/harnesses.ts";
 import { probeHarness, type ProgramProber, systemProber } from "./sessions/harness_probe.ts";
-import { openDatabase } from "./store/db.ts";
+import { openStore } from "./store/store_identity.ts";
 import { SessionsStore } from "./store/sessions_store.ts";
 import { EventsStore } from "./store/events_store.ts";
 import { EventLog } from "./events/event_log.ts";
@@ -111,7 +111,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       options.logToStderr ? [logFile.sink, stderrSink] : [logFile.sink],
       () => clock.now(),
     );
-    const db: DatabaseSync = openDatabase(paths.db);
+    const store = openStore(paths.db);
+    const db: DatabaseSync = store.db;
     resources.push(() => db.close());
     const sessions = new SessionsStore(db);
     const eventsStore = new EventsStore(db);
@@ -290,7 +291,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         capabilitiesJson: () => capabilities.json(),
         probing: () => capabilities.probing,
         liveSessions: () => supervisor.liveCount(),
-        storeDegraded: () => eventLog.degraded,
+        storeState: () => store.state() === "lost" ? "lost" : eventLog.degraded ? "degraded" : "ok",
         requestShutdown: () => setTimeout(() => daemon.stop(), 0),
       },
       sessions: sessionDeps,

@@ -21,8 +21,11 @@ export interface SystemDeps {
   /** True while the harnesses' version probes still run. */
   readonly probing: () => boolean;
   readonly liveSessions: () => number;
-  /** True while the store refuses writes (disk full, read-only): health is then not ok. */
-  readonly storeDegraded: () => boolean;
+  /**
+   * `degraded` while the store refuses writes (disk full, read-only), `lost`
+   * once `svc.db` was deleted or replaced (D24): health is then not ok.
+   */
+  readonly storeState: () => "ok" | "degraded" | "lost";
   /** Asks the daemon to stop gracefully (`svc stop`); resolves once accepted. */
   readonly requestShutdown: () => void;
 }
@@ -61,12 +64,12 @@ export function systemRoutes(deps: SystemDeps): Route[] {
       path: "/health",
       summary: "The handshake: health, contract version, capabilities (C2.5, D5)",
       handler: ({ peer }) => {
-        const degraded = deps.storeDegraded();
+        const store = deps.storeState();
         const uptime = Math.max(0, (deps.clock.now() - deps.startedAtMs) / 1000);
         // What never changes is serialised once; the live fields are spliced in.
         return jsonTextResponse(
-          `{"ok":${!degraded},"uptime":${uptime},"liveSessions":${deps.liveSessions()},` +
-            `"store":"${degraded ? "degraded" : "ok"}","probing":${deps.probing()},` +
+          `{"ok":${store === "ok"},"uptime":${uptime},"liveSessions":${deps.liveSessions()},` +
+            `"store":"${store}","probing":${deps.probing()},` +
             (peer.owner
               ? ownerHealthFields ??= staticHealthFields([SESSION_POLICY_CONTRACT])
               : tcpHealthFields ??= staticHealthFields([])) +

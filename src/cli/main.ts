@@ -19,6 +19,7 @@ import { watchCommand } from "./watch.ts";
 import { worktreesCommand } from "./worktrees.ts";
 import { inboxCommand } from "./inbox.ts";
 import { usageCommand } from "./usage.ts";
+import { storeCommand } from "./store.ts";
 
 /** Every command, in the order `svc help` lists them. */
 export const COMMANDS: readonly Command[] = [
@@ -37,6 +38,7 @@ export const COMMANDS: readonly Command[] = [
   worktreesCommand,
   usageCommand,
   logsCommand,
+  storeCommand,
   serviceCommand,
   watchCommand,
   // Reads the table only when it runs, so it can complete every command, itself included.

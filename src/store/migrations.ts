@@ -91,4 +91,11 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE runs ADD COLUMN delivery_json TEXT;
   CREATE INDEX runs_delivered ON runs (ended_at DESC, id DESC) WHERE delivery_json IS NOT NULL;
   `,
+  // 5: the store's identity (D24).
+  `
+  CREATE TABLE store_meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  );
+  `,
 ];
