@@ -60,6 +60,7 @@ function seedSession(dbPath: string, count: number): { sessionId: string; second
       usage_json: null,
       approvals: null,
       worktree_json: null,
+      leader_start: null,
     });
     const events = new EventsStore(db);
     const lines = shortLines(4096);

@@ -15,6 +15,8 @@ export interface ExitStatus {
 export interface SpawnRequest {
   argv: string[];
   cwd: string;
+  /** Added to the daemon's environment (the session marker, process_tree.ts). */
+  env?: Record<string, string>;
 }
 
 /** A started process. */
@@ -47,10 +49,11 @@ export function killProcessGroup(pgid: number, signal: Deno.Signal): boolean {
 
 /** The real spawner. */
 export const denoSpawner: Spawner = {
-  spawn({ argv, cwd }) {
+  spawn({ argv, cwd, env }) {
     const child = new Deno.Command(argv[0], {
       args: argv.slice(1),
       cwd,
+      env,
       stdin: "piped",
       stdout: "piped",
       stderr: "piped",

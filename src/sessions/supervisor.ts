@@ -19,6 +19,7 @@ import {
 import { type AdapterFactory, type AgentProtocolId, NO_USAGE } from "../agents/protocol.ts";
 import type { ApprovalPolicy } from "../approvals/broker.ts";
 import type { WorktreeRecord } from "../worktrees/worktree_record.ts";
+import { MarkedReaper, processStartTime, SESSION_MARKER, signalMarked } from "./process_tree.ts";
 import { type ExitStatus, killProcessGroup, type SpawnedProcess, type Spawner } from "./spawner.ts";
 
 /** Input queued for a child that is not reading stdin, at most (then 409). */
@@ -126,6 +127,7 @@ interface LiveSession {
 export class Supervisor {
   readonly #options: SupervisorOptions;
   readonly #live = new Map<string, LiveSession>();
+  readonly #reaper = new MarkedReaper();
   /** Launches past the limit check that are not yet in `#live`. */
   #launching = 0;
 
@@ -191,6 +193,7 @@ export class Supervisor {
       usage_json: spec.harness.protocol === "raw" ? null : JSON.stringify(NO_USAGE),
       approvals: spec.harness.protocol === "raw" ? null : spec.approvals,
       worktree_json: spec.worktree ? JSON.stringify(spec.worktree) : null,
+      leader_start: null,
     };
     sessions.insert(row);
     events.open(row.id, 0);
@@ -209,7 +212,11 @@ export class Supervisor {
     });
     let process: SpawnedProcess;
     try {
-      process = this.#options.spawner.spawn({ argv, cwd: spec.cwd });
+      process = this.#options.spawner.spawn({
+        argv,
+        cwd: spec.cwd,
+        env: { [SESSION_MARKER]: row.id },
+      });
     } catch (error) {
       const message = (error as Error).message;
       await this.#finish(row, { status: "failed", exit: null, error: message });
@@ -220,8 +227,13 @@ export class Supervisor {
         { sessionId: row.id, harness: spec.harness.id },
       );
     }
-    Object.assign(row, { pid: process.pid, pgid: process.pgid });
-    sessions.update(row.id, { pid: process.pid, pgid: process.pgid });
+    const started = {
+      pid: process.pid,
+      pgid: process.pgid,
+      leader_start: processStartTime(process.pid),
+    };
+    Object.assign(row, started);
+    sessions.update(row.id, started);
     await events.append(row.id, "session.started", {
       harness: spec.harness.id,
       pid: process.pid,
@@ -389,10 +401,16 @@ export class Supervisor {
 
   /** Signals the group; SIGTERM escalates to SIGKILL after the grace. */
   #terminate(live: LiveSession, signal: "SIGTERM" | "SIGKILL" = "SIGTERM"): void {
-    live.process.killGroup(signal);
+    this.#signalAll(live, signal);
     if (signal === "SIGTERM" && live.killTimer === null) {
-      live.killTimer = setTimeout(() => live.process.killGroup("SIGKILL"), KILL_GRACE_MS);
+      live.killTimer = setTimeout(() => this.#signalAll(live, "SIGKILL"), KILL_GRACE_MS);
     }
+  }
+
+  /** The session's process group, and its marked processes that left the group. */
+  #signalAll(live: LiveSession, signal: Deno.Signal): void {
+    live.process.killGroup(signal);
+    this.#reaper.signal(live.row.id, signal);
   }
 
   /** The end of a live session, or null when it is not live. */
@@ -407,9 +425,14 @@ export class Supervisor {
   recoverOrphans(): { count: number; recorded: Promise<unknown> } {
     const orphans = this.#options.sessions.running();
     for (const row of orphans) {
-      if (row.pgid !== null) killProcessGroup(row.pgid, "SIGKILL");
+      // The recorded group only while its leader is still that process, never a reused id.
+      const leaderAlive = row.pid !== null && row.leader_start !== null &&
+        processStartTime(row.pid) === row.leader_start;
+      if (leaderAlive && row.pgid !== null) killProcessGroup(row.pgid, "SIGKILL");
       this.#options.events.open(row.id, row.last_seq);
     }
+    // Their processes that left the group or outlived the leader: one scan for all.
+    signalMarked(orphans.map((row) => row.id), "SIGKILL");
     // Recorded in the background: a store that refuses writes (full disk) must not keep the
     // daemon from listening; the rows turn `orphaned` once their events are durable.
     const recorded = Promise.all(
@@ -459,11 +482,15 @@ export class Supervisor {
     if (live.killTimer !== null) clearTimeout(live.killTimer);
     // Nothing of a session outlives it: leftovers in its group (a grandchild that
     // ignored SIGTERM, a background job) are ended with the session.
-    live.process.killGroup(live.killRequested ? "SIGKILL" : "SIGTERM");
+    this.#signalAll(live, live.killRequested ? "SIGKILL" : "SIGTERM");
     if (!live.killRequested) {
       // A leftover that ignores SIGTERM gets SIGKILL after the grace.
       const pgid = live.process.pgid;
-      setTimeout(() => killProcessGroup(pgid, "SIGKILL"), LEFTOVER_GRACE_MS);
+      const sessionId = live.row.id;
+      setTimeout(() => {
+        killProcessGroup(pgid, "SIGKILL");
+        this.#reaper.signal(sessionId, "SIGKILL");
+      }, LEFTOVER_GRACE_MS);
     }
     live.stdin?.close().catch(() => {});
     live.stdin = null;

@@ -98,4 +98,8 @@ export const MIGRATIONS: readonly string[] = [
     value TEXT NOT NULL
   );
   `,
+  // 6: the session leader's start time, so recovery never signals a reused id (issue 13).
+  `
+  ALTER TABLE sessions ADD COLUMN leader_start TEXT;
+  `,
 ];

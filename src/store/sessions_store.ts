@@ -43,17 +43,24 @@ export interface SessionRow {
   approvals: ApprovalPolicy | null;
   /** The session's git worktree as JSON (D20); null when it runs in place. */
   worktree_json: string | null;
+  /** The leader process's start time (process_tree.ts); null when unknown. */
+  leader_start: string | null;
 }
 
 /** The session record served by the API (D7, D16): no `pgid`, `usage` as an object. */
-export type SessionRecord = Omit<SessionRow, "pgid" | "usage_json" | "worktree_json"> & {
-  usage: Usage | null;
-  worktree: WorktreeRecord | null;
-};
+export type SessionRecord =
+  & Omit<
+    SessionRow,
+    "pgid" | "usage_json" | "worktree_json" | "leader_start"
+  >
+  & {
+    usage: Usage | null;
+    worktree: WorktreeRecord | null;
+  };
 
 /** The API view of a row. */
 export function sessionRecord(row: SessionRow): SessionRecord {
-  const { pgid: _pgid, usage_json, worktree_json, ...record } = row;
+  const { pgid: _pgid, leader_start: _start, usage_json, worktree_json, ...record } = row;
   return {
     ...record,
     usage: usage_json === null ? null : JSON.parse(usage_json),
@@ -88,6 +95,7 @@ const COLUMNS = [
   "usage_json",
   "approvals",
   "worktree_json",
+  "leader_start",
 ] as const;
 
 /** Session rows in SQLite. */

@@ -29,5 +29,6 @@ export function runningSessionRow(id: string): SessionRow {
     usage_json: null,
     approvals: null,
     worktree_json: null,
+    leader_start: null,
   };
 }

@@ -1,0 +1,148 @@
+/**
+ * Process ownership (issue 13): kill and recovery reach a session's
+ * daemonized descendants (Linux: the environment marker), and recovery never
+ * signals a process that merely reuses a recorded id.
+ */
+import assert from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
+import { SvcClient } from "../../src/client/client.ts";
+import { markedProcesses, processStartTime } from "../../src/sessions/process_tree.ts";
+import { allEvents, fixtureHarnesses, startTestDaemon, waitForEnd } from "../helpers/daemon.ts";
+import { removeTree, tempHome } from "../helpers/home.ts";
+import { startServe } from "../helpers/process.ts";
+
+const linux = Deno.build.os === "linux";
+
+function alive(pid: number): boolean {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    return !stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+  } catch {
+    return false;
+  }
+}
+
+async function eventually(what: string, check: () => boolean): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!check()) {
+    assert.ok(Date.now() < deadline, what);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function escapedPid(client: SvcClient, sessionId: string): Promise<number> {
+  for (let i = 0; i < 200; i++) {
+    const text = (await allEvents(client, sessionId)).filter((e) => e.kind === "output")
+      .map((e) => e.payload.data).join("");
+    const match = /escaped (\d+)/.exec(text);
+    if (match) return Number(match[1]);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error("no escaped pid");
+}
+
+Deno.test({
+  name: "kill reaches a descendant that left the process group (setsid)",
+  ignore: !linux,
+  fn: async () => {
+    const project = await Deno.realPath(await tempHome());
+    await using t = await startTestDaemon({ configJson: { harnesses: fixtureHarnesses() } });
+    try {
+      const launched = await t.client.post<{ id: string }>("/sessions", {
+        projectRoot: project,
+        harness: "fixture",
+        prompt: "escape; sleep 60000",
+      });
+      const id = launched.body.id;
+      const pid = await escapedPid(t.client, id);
+      assert.ok(alive(pid));
+      assert.deepEqual(markedProcesses(id).includes(pid), true, "the marker is inherited");
+      await t.client.post(`/sessions/${id}/kill`, {});
+      await waitForEnd(t.client, id);
+      await eventually("the escaped process outlived kill", () => !alive(pid));
+    } finally {
+      await removeTree(project);
+    }
+  },
+});
+
+Deno.test({
+  name: "a session that ends on its own takes its escaped descendants with it",
+  ignore: !linux,
+  fn: async () => {
+    const project = await Deno.realPath(await tempHome());
+    await using t = await startTestDaemon({ configJson: { harnesses: fixtureHarnesses() } });
+    try {
+      const launched = await t.client.post<{ id: string }>("/sessions", {
+        projectRoot: project,
+        harness: "fixture",
+        prompt: "escape; sleep 300; exit 0",
+      });
+      const pid = await escapedPid(t.client, launched.body.id);
+      await waitForEnd(t.client, launched.body.id);
+      await eventually("the escaped process outlived its session", () => !alive(pid));
+    } finally {
+      await removeTree(project);
+    }
+  },
+});
+
+Deno.test({
+  name: "recovery after kill -9 reaches escaped descendants and spares a reused id",
+  ignore: !linux,
+  fn: async () => {
+    const home = await tempHome();
+    const project = await Deno.realPath(await tempHome());
+    await Deno.writeTextFile(
+      `${home}/config.json`,
+      JSON.stringify({ harnesses: fixtureHarnesses() }),
+    );
+    // An unrelated process in its own group, standing in for one that reused a recorded id.
+    const bystander = new Deno.Command("setsid", { args: ["sleep", "300"] }).spawn();
+    const first = await startServe(home);
+    let escaped = 0;
+    let sessionId = "";
+    try {
+      const client = new SvcClient({ socketPath: `${home}/svc.sock` });
+      const launched = await client.post<{ id: string }>("/sessions", {
+        projectRoot: project,
+        harness: "fixture",
+        prompt: "escape; sleep 60000",
+      });
+      sessionId = launched.body.id;
+      escaped = await escapedPid(client, sessionId);
+      // A second crashed session whose recorded leader is now the bystander's id.
+      const other = await client.post<{ id: string }>("/sessions", {
+        projectRoot: project,
+        harness: "fixture",
+        prompt: "sleep 60000",
+      });
+      client.close();
+      await first.stop("SIGKILL");
+      const db = new DatabaseSync(`${home}/svc.db`);
+      const real = db.prepare("SELECT pid FROM sessions WHERE id = ?").get(other.body.id)!;
+      Deno.kill(Number(real.pid), "SIGKILL");
+      db.prepare("UPDATE sessions SET pid = ?, pgid = ? WHERE id = ?").run(
+        bystander.pid,
+        bystander.pid,
+        other.body.id,
+      );
+      db.close();
+      assert.notEqual(processStartTime(bystander.pid), null);
+    } catch (error) {
+      await first.stop("SIGKILL");
+      throw error;
+    }
+    const second = await startServe(home);
+    try {
+      await eventually("the escaped process outlived recovery", () => !alive(escaped));
+      assert.ok(alive(bystander.pid), "recovery killed a process that reused a recorded id");
+    } finally {
+      await second.stop();
+      bystander.kill("SIGKILL");
+      await bystander.status;
+      await removeTree(home);
+      await removeTree(project);
+    }
+  },
+});
