@@ -42,3 +42,17 @@ export function sessionNotFound(sessionId: string): ServiceError {
 export function forbidden(message: string): ServiceError {
   return new ServiceError("forbidden", 403, message);
 }
+
+/**
+ * 503 `store_unavailable` (D24, issue 13): the store refuses writes (full
+ * disk, read-only, lost), so nothing is acknowledged that would not last.
+ */
+export function storeUnavailable(details: Record<string, unknown> = {}): ServiceError {
+  return new ServiceError(
+    "store_unavailable",
+    503,
+    "The store cannot record this now (disk full, read-only or lost): nothing was done; " +
+      "see svc logs and /health",
+    details,
+  );
+}

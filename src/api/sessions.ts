@@ -198,7 +198,7 @@ export function sessionRoutes(deps: SessionDeps): Route[] {
       handler: async ({ req, params }) => {
         const request = parseInput(inputRequestSchema, await readJsonBody(req));
         refuseContextAdmission(request);
-        const delivery = deps.supervisor.input(params.id, request.data);
+        const delivery = await deps.supervisor.input(params.id, request.data);
         return jsonResponse({ ok: true, accepted: true, ...delivery });
       },
     },

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { ServiceError, sessionNotFound } from "../api/errors.ts";
+import { ServiceError, sessionNotFound, storeUnavailable } from "../api/errors.ts";
 import { type Clock, isoTime } from "../clock.ts";
 import type { EventLog } from "../events/event_log.ts";
 import { OutputDecoder, splitForEvents } from "../events/output_decoder.ts";
@@ -24,6 +24,8 @@ import { type ExitStatus, killProcessGroup, type SpawnedProcess, type Spawner } 
 
 /** Input queued for a child that is not reading stdin, at most (then 409). */
 export const MAX_PENDING_INPUT_BYTES = 1024 * 1024;
+/** An input whose event is not durable after this long is answered 503 (issue 13). */
+const INPUT_DURABLE_MS = 5000;
 /** Grace between SIGTERM and SIGKILL on kill (D7). */
 export const KILL_GRACE_MS = 5000;
 /** Leftovers of a session that ended on its own get this long after SIGTERM, then SIGKILL. */
@@ -165,6 +167,7 @@ export class Supervisor {
 
   async #launch(spec: LaunchSpec): Promise<Launched> {
     const { sessions, events, clock } = this.#options;
+    if (events.degraded) throw storeUnavailable();
     const now = isoTime(clock.now());
     const row: SessionRow = {
       id: spec.id ?? newId("ses", clock.now()),
@@ -195,7 +198,12 @@ export class Supervisor {
       worktree_json: spec.worktree ? JSON.stringify(spec.worktree) : null,
       leader_start: null,
     };
-    sessions.insert(row);
+    try {
+      sessions.insert(row);
+    } catch (error) {
+      this.#options.log.error("Cannot record a new session", { error });
+      throw storeUnavailable(); // Nothing was started.
+    }
     events.open(row.id, 0);
     this.#options.publish("session.created", {
       sessionId: row.id,
@@ -321,8 +329,10 @@ export class Supervisor {
    * read its stdin leaves input queued, up to MAX_PENDING_INPUT_BYTES, after
    * which input is refused with 409 `session_input_backlogged`.
    */
-  input(sessionId: string, data: string): { queued?: boolean } {
+  async input(sessionId: string, data: string): Promise<{ queued?: boolean }> {
     const live = this.#requireLive(sessionId);
+    // Issue 13: input the store cannot record is refused before the agent sees it.
+    if (this.#options.events.degraded) throw storeUnavailable({ sessionId });
     if (live.conversation) return live.conversation.submit(sessionId, data);
     const stdin = live.stdin;
     if (!stdin) {
@@ -350,22 +360,29 @@ export class Supervisor {
         if (live.stdin === stdin) live.stdin = null; // The child closed its stdin.
       },
     );
-    this.#recordInput(live, live.inputRedactor.push(data));
+    const recorded = this.#recordInput(live, live.inputRedactor.push(data));
     if (live.inputIdleTimer !== null) clearTimeout(live.inputIdleTimer);
     live.inputIdleTimer = live.inputRedactor.pending() === 0 ? null : setTimeout(() => {
       live.inputIdleTimer = null;
-      this.#recordInput(live, live.inputRedactor.flushPartial());
+      void this.#recordInput(live, live.inputRedactor.flushPartial());
     }, PARTIAL_IDLE_MS);
+    // Acknowledged once its event is durable (issue 13); a store that stops committing meanwhile
+    // gets 503, saying the child already has the bytes.
+    if (recorded !== null) {
+      const done = new AbortController();
+      const timeout = this.#options.clock.sleep(INPUT_DURABLE_MS, done.signal)
+        .then(() => done.signal.aborted ? "recorded" : "timeout");
+      const outcome = await Promise.race([recorded.then(() => "recorded"), timeout]);
+      done.abort();
+      if (outcome === "timeout") throw storeUnavailable({ sessionId, delivered: true });
+    }
     return {}; // Raw input is written at once (D7): there is no turn to queue behind.
   }
 
-  /**
-   * Not awaited: the child has its input; the event becomes durable (and readable) with the
-   * next commit, so a store that refuses writes does not hold the request.
-   */
-  #recordInput(live: LiveSession, redacted: string): void {
-    if (redacted === "") return;
-    void this.#options.events.append(live.row.id, "input", { data: redacted });
+  /** Records redacted input; resolves once durable (null when there was nothing to record). */
+  #recordInput(live: LiveSession, redacted: string): Promise<unknown> | null {
+    if (redacted === "") return null;
+    return this.#options.events.append(live.row.id, "input", { data: redacted });
   }
 
   /**
@@ -495,7 +512,7 @@ export class Supervisor {
     live.stdin?.close().catch(() => {});
     live.stdin = null;
     if (live.inputIdleTimer !== null) clearTimeout(live.inputIdleTimer);
-    this.#recordInput(live, live.inputRedactor.flush());
+    void this.#recordInput(live, live.inputRedactor.flush());
     const failure = conversation ? await conversation.finish() : null;
     const status: SessionStatus = live.killRequested
       ? "killed"

@@ -77,9 +77,9 @@ async function assertDegraded(rig: FaultRig, sessionId: string): Promise<void> {
     harness: "fixture",
     prompt: "out never",
   });
-  assert.equal(launch.status, 500, JSON.stringify(launch.body));
-  assert.equal(launch.body.error.code, "internal_error");
-  assert.deepEqual(launch.body.error.details, {});
+  // Issue 13: refused as the store's state, not an internal error; nothing was started.
+  assert.equal(launch.status, 503, JSON.stringify(launch.body));
+  assert.equal(launch.body.error.code, "store_unavailable");
 
   const record = await rig.client.get<Json>(`/sessions/${sessionId}`);
   assert.equal(record.status, 200);
@@ -121,7 +121,7 @@ async function assertRecovered(rig: FaultRig, sessionId: string): Promise<void> 
 }
 
 Deno.test({
-  name: "disk full under the store: degraded health, internal_error, no crash, nothing lost",
+  name: "disk full under the store: degraded health, store_unavailable, no crash, nothing lost",
   ignore: !canMount,
   async fn() {
     // The home on an 8 MiB tmpfs; its logs/ on another, so only the store's disk is full.
@@ -267,7 +267,15 @@ Deno.test({
       const reply = await postJson(rig.socket, `/api/v1/sessions/${sessionId}/input`, {
         data: "hello\n",
       }, { timeoutMs: HANG_MS });
-      assert.ok(reply.status === 200 || reply.status >= 500, reply.text);
+      // Never a 200 for input that was not recorded (issue 13): the child has it, the store not.
+      assert.equal(reply.status, 503, reply.text);
+      assert.equal((reply.body as Json).error.code, "store_unavailable");
+      assert.equal((reply.body as Json).error.details.delivered, true);
+      const next = await postJson(rig.socket, `/api/v1/sessions/${sessionId}/input`, {
+        data: "again\n",
+      }, { timeoutMs: HANG_MS });
+      assert.equal(next.status, 503, next.text);
+      assert.equal((next.body as Json).error.details.delivered, undefined, "refused up front");
     } finally {
       run("chattr", ["-i", ...files]);
     }
