@@ -32,6 +32,9 @@ function boundedInt(min: number, max: number) {
   return z.int(requires(text)).min(min, requires(text)).max(max, requires(text));
 }
 
+/** The longest recurrence rule accepted (D12). */
+export const MAX_RRULE_CHARS = 256;
+
 const idText = 'expected 1 to 96 ASCII letters, digits, ".", "_" or "-"';
 
 /** The routine definition of contract C2.6 (closed: unknown keys are refused). */
@@ -41,6 +44,15 @@ export const routineDefinitionSchema = z.strictObject({
   name: boundedString(1, 160),
   status: z.enum(["ACTIVE", "PAUSED"], requires('expected "ACTIVE" or "PAUSED"')),
   rrule: z.string(requires("expected a recurrence rule string")).check((ctx) => {
+    // D12: at most 256 characters, checked before parsing (a 20k-entry rule was accepted).
+    if (ctx.value.length > MAX_RRULE_CHARS) {
+      ctx.issues.push({
+        code: "custom",
+        message: `expected at most ${MAX_RRULE_CHARS} characters, got ${ctx.value.length}`,
+        input: ctx.value,
+      });
+      return;
+    }
     try {
       parseRrule(ctx.value);
     } catch (error) {

@@ -158,3 +158,17 @@ Deno.test("parseDefinition() names the outputTarget field at fault (D21)", () =>
     );
   }
 });
+
+Deno.test("parseDefinition() refuses an rrule over 256 characters before parsing it (D12)", () => {
+  const hours = Array.from({ length: 24 }, (_, h) => h).join(",");
+  const days = "MO,TU,WE,TH,FR,SA,SU";
+  const rule = `FREQ=WEEKLY;BYDAY=${days};BYHOUR=${hours};BYMINUTE=0;BYSECOND=0`;
+  assert.ok(rule.length <= 256);
+  assert.equal(parseDefinition({ ...VALID, rrule: rule }).rrule, rule);
+  const long = rule + ";BYDAY=" + Array(60).fill("MO").join(",");
+  assert.throws(
+    () => parseDefinition({ ...VALID, rrule: long }),
+    (error: ServiceError) =>
+      error.details.field === "definition.rrule" && /at most 256 characters/.test(error.message),
+  );
+});
