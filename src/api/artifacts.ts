@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { ServiceError, sessionNotFound } from "./errors.ts";
 import { jsonResponse } from "./json.ts";
+import { integerParam } from "./query.ts";
 import type { Route } from "./route.ts";
 import type { SessionsStore } from "../store/sessions_store.ts";
 import { MAX_PAGE_BYTES } from "../events/page.ts";
@@ -14,8 +15,41 @@ export interface ArtifactDeps {
 
 /** The artifacts a session can have: its unredacted output (D9). */
 const ARTIFACT_IDS = new Set(["output"]);
-/** Room for the JSON wrapper and escaping within the 4 MiB response bound. */
-const MAX_ARTIFACT_BYTES = MAX_PAGE_BYTES / 2;
+/** The most bytes of the file one response takes (a page; `offset` reads on). */
+const MAX_ARTIFACT_BYTES = 2 * 1024 * 1024;
+/** The `data` string as JSON may take this much, leaving room for the wrapper in 4 MiB. */
+const MAX_DATA_JSON_BYTES = MAX_PAGE_BYTES - 4096;
+
+/** Up to `length` bytes of `file` from `offset`. */
+async function readRange(file: Deno.FsFile, offset: number, length: number): Promise<Uint8Array> {
+  await file.seek(offset, Deno.SeekMode.Start);
+  const buffer = new Uint8Array(length);
+  let filled = 0;
+  while (filled < length) {
+    const read = await file.read(buffer.subarray(filled));
+    if (read === null) break;
+    filled += read;
+  }
+  return buffer.subarray(0, filled);
+}
+
+/**
+ * The longest prefix of `bytes` whose text, JSON-encoded, fits `budget`
+ * bytes (control characters take 6 each: 2 MiB of them would be 12 MB),
+ * cut at a UTF-8 character boundary. Pure.
+ */
+export function fitJson(bytes: Uint8Array, budget: number): { data: string; used: number } {
+  const encoder = new TextEncoder();
+  const decoder = new TextDecoder();
+  let used = bytes.length;
+  for (;;) {
+    const data = decoder.decode(bytes.subarray(0, used));
+    const size = encoder.encode(JSON.stringify(data)).length;
+    if (size <= budget || used === 0) return { data, used };
+    used = Math.floor(used * (budget / size) * 0.98);
+    while (used > 0 && used < bytes.length && (bytes[used] & 0xc0) === 0x80) used--;
+  }
+}
 
 /**
  * `GET /sessions/{id}/artifacts/{artifactId}?raw=1` (C4, D9), checked in
@@ -52,32 +86,36 @@ export function artifactRoutes(deps: ArtifactDeps): Route[] {
         { sessionId, artifactId },
       );
       if (!ARTIFACT_IDS.has(artifactId)) throw notFound;
-      let bytes: Uint8Array;
+      const offset = integerParam(url, "offset", { min: 0, max: Number.MAX_SAFE_INTEGER }) ?? 0;
+      const length = integerParam(url, "length", { min: 1, max: MAX_ARTIFACT_BYTES }) ??
+        MAX_ARTIFACT_BYTES;
+      let file: Deno.FsFile;
       try {
-        const path = join(deps.artifactsDir, sessionId, artifactId);
-        const size = (await Deno.stat(path)).size;
-        if (size > MAX_ARTIFACT_BYTES) {
-          throw new ServiceError(
-            "artifact_too_large",
-            413,
-            `Artifact "${artifactId}" is ${size} bytes, over the ${MAX_ARTIFACT_BYTES} a response may carry: read it from ${path}`,
-            { sessionId, artifactId, bytes: size, path },
-          );
-        }
-        bytes = await Deno.readFile(path);
+        file = await Deno.open(join(deps.artifactsDir, sessionId, artifactId), { read: true });
       } catch (error) {
         if (error instanceof Deno.errors.NotFound) throw notFound;
         throw error;
       }
-      return jsonResponse({
-        artifact: {
-          id: artifactId,
-          sessionId,
-          bytes: bytes.byteLength,
-          encoding: "utf-8",
-          data: new TextDecoder().decode(bytes),
-        },
-      });
+      try {
+        const size = (await file.stat()).size;
+        const bytes = await readRange(file, Math.min(offset, size), length);
+        const { data, used } = fitJson(bytes, MAX_DATA_JSON_BYTES);
+        const end = Math.min(offset, size) + used;
+        return jsonResponse({
+          artifact: {
+            id: artifactId,
+            sessionId,
+            bytes: size,
+            offset: Math.min(offset, size),
+            length: used,
+            nextOffset: end < size ? end : null,
+            encoding: "utf-8",
+            data,
+          },
+        });
+      } finally {
+        file.close();
+      }
     },
   }];
 }

@@ -215,6 +215,9 @@ Deno.test("raw artifacts: D9's checks in order, and the unredacted output when e
       id: "output",
       sessionId: id,
       bytes: key.length + 1,
+      offset: 0,
+      length: key.length + 1,
+      nextOffset: null,
       encoding: "utf-8",
       data: key + "\n",
     });
