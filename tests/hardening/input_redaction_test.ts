@@ -34,3 +34,23 @@ Deno.test("a secret split across two input calls is redacted whole", async () =>
     await removeTree(project);
   }
 });
+
+Deno.test("a supplied title is redacted like the default one (issue 13)", async () => {
+  const project = await Deno.realPath(await tempHome());
+  await using t = await startTestDaemon({ configJson: { harnesses: fixtureHarnesses() } });
+  try {
+    const secret = "ghp_" + "b".repeat(36);
+    const launched = await t.client.post<{ id: string; title: string }>("/sessions", {
+      projectRoot: project,
+      harness: "fixture",
+      prompt: "exit 0",
+      title: `deploy with ${secret}`,
+    });
+    assert.equal(launched.status, 201);
+    assert.ok(!launched.body.title.includes(secret), launched.body.title);
+    assert.match(launched.body.title, /^deploy with \[REDACTED/);
+    await waitForEnd(t.client, launched.body.id);
+  } finally {
+    await removeTree(project);
+  }
+});
