@@ -20,6 +20,7 @@ import { launchIsolated } from "./worktrees/isolated_launch.ts";
 import { runOutcome } from "./automations/run_outcome.ts";
 import { deliverResult } from "./automations/delivery.ts";
 import { Inbox } from "./automations/inbox.ts";
+import { ResponseBudget } from "./api/response_budget.ts";
 import { ADAPTERS } from "./agents/adapters.ts";
 import type { ConversationTimeouts } from "./agents/conversation.ts";
 import { ApprovalBroker } from "./approvals/broker.ts";
@@ -83,6 +84,9 @@ export interface Daemon {
  * opencode 1.6 s warm and 3.4 s cold; four at once during start-up take longer.
  */
 const PROBE_TIMEOUT_MS = 15_000;
+
+/** Bytes of large event pages held for sending at once (issue 13; docs/api.md §10). */
+const RESPONSE_BUDGET_BYTES = 64 * 1024 * 1024;
 
 /** Starts a daemon on `options.home` (D1, D2). Throws `ConfigError` for exit-2 problems. */
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
@@ -304,7 +308,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         inbox: new Inbox(runsStore, clock),
         changed: (action) => feed.publish("automations.changed", { action }),
       },
-      events: { sessions, events: eventsStore, log: eventLog, stopping: stopping.signal },
+      events: {
+        sessions,
+        events: eventsStore,
+        log: eventLog,
+        stopping: stopping.signal,
+        budget: new ResponseBudget(RESPONSE_BUDGET_BYTES),
+      },
       streams: {
         sessions,
         events: eventsStore,

@@ -1,4 +1,5 @@
-import { invalidRequest, sessionNotFound } from "./errors.ts";
+import { invalidRequest, ServiceError, sessionNotFound } from "./errors.ts";
+import type { ResponseBudget } from "./response_budget.ts";
 import { cursorParam, integerParam, kindsParam } from "./query.ts";
 import type { Route, RouteContext } from "./route.ts";
 import type { EventLog } from "../events/event_log.ts";
@@ -10,6 +11,10 @@ import type { SessionsStore } from "../store/sessions_store.ts";
 const MAX_WAIT_MS = 30_000;
 /** Readers that may wait at once; more get an immediate (possibly empty) page. */
 const MAX_WAITERS = 1024;
+/** Pages this large count against the response budget (smaller ones are cheap). */
+const BUDGETED_PAGE_CHARS = 64 * 1024;
+/** How long a read waits for room in the budget before 503 `server_busy`. */
+const BUDGET_WAIT_MS = 30_000;
 
 /** What the event routes need. */
 export interface EventDeps {
@@ -18,6 +23,8 @@ export interface EventDeps {
   readonly log: EventLog;
   /** Aborted when the daemon stops, ending every long-poll at once. */
   readonly stopping: AbortSignal;
+  /** Large pages held in memory at once (issue 13). */
+  readonly budget: ResponseBudget;
 }
 
 /** `GET /events?sessionId=` and `GET /sessions/{id}/events` (C4.2, D8). */
@@ -66,6 +73,15 @@ async function readEvents(
       limit,
       ...(kinds === undefined ? {} : { examinedTo: deps.events.lastSeq(sessionId) }),
     });
+  // Issue 13: pages wait for room in the memory budget before they are built.
+  if (!await deps.budget.room(BUDGET_WAIT_MS)) {
+    throw new ServiceError(
+      "server_busy",
+      503,
+      "Too many large answers are being sent right now: retry shortly",
+      { retryAfterSeconds: 1 },
+    );
+  }
   // Not req.signal: Deno aborts it on every completed response (legacy behaviour).
   const signal = deps.stopping;
   const deadline = Date.now() + waitMs;
@@ -80,8 +96,8 @@ async function readEvents(
     if (!waited || signal.aborted) break;
     page = pageAt();
   }
-  return new Response(page.json, {
-    status: 200,
-    headers: { "content-type": "application/json; charset=utf-8" },
-  });
+  const init = { status: 200, headers: { "content-type": "application/json; charset=utf-8" } };
+  return page.json.length < BUDGETED_PAGE_CHARS
+    ? new Response(page.json, init)
+    : deps.budget.response(page.json, init);
 }
