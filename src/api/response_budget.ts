@@ -39,9 +39,8 @@ export class ResponseBudget {
     return true;
   }
 
-  /** A JSON response whose bytes count against the budget until sent. */
-  response(json: string, init: ResponseInit): Response {
-    const bytes = new TextEncoder().encode(json);
+  /** A response of `bytes` that count against the budget until sent. */
+  response(bytes: Uint8Array, init: ResponseInit): Response {
     this.#inFlight += bytes.length;
     let released = false;
     const release = () => {

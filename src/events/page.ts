@@ -1,6 +1,5 @@
 import { Buffer } from "node:buffer";
 import { ServiceError } from "../api/errors.ts";
-import type { EventRecord } from "../store/events_store.ts";
 
 /** No response body exceeds this: the first-party client's bound (C8, D8). */
 export const MAX_PAGE_BYTES = 4 * 1024 * 1024;
@@ -45,27 +44,36 @@ export function truncateUtf8(text: string, maxBytes: number): string {
   return code >= 0xd800 && code <= 0xdbff ? text.slice(0, low - 1) : text.slice(0, low);
 }
 
-/** A page as JSON text, built without serializing the events twice. */
-export interface PageText {
-  json: string;
+/** A page as the bytes of its JSON body (C2.2, D8). */
+export interface PageBody {
+  body: Uint8Array<ArrayBuffer>;
   count: number;
   nextAfterSeq: number;
   hasMore: boolean;
 }
 
 /**
- * Builds an event page (C2.2, D8) from `read(afterSeq, n)`. With a `limit`
- * the page holds at most `limit` events and stops early at the byte bound,
- * saying `hasMore`. Without one it holds every event after the cursor, or
- * throws 413 `event_response_too_large` (details `seq`: the first event that
- * did not fit) rather than serve a silent partial page.
- *
- * Rows are sized by `3 × length`, an upper bound of their UTF-8 bytes; only
- * when that bound would pass `maxBytes` are the rows counted exactly, so the
- * page is cut exactly where exact counting alone would cut it.
+ * An event of a page, as its record's JSON: text (made by `JSON.stringify`,
+ * cheapest for small events) or UTF-8 bytes (made by SQLite, cheapest for
+ * large ones: nothing is re-escaped or re-encoded in JavaScript, issue 14).
+ * A page's rows are all of one kind.
+ */
+export type PageRow = { seq: number; text: string } | { seq: number; json: Uint8Array };
+
+const encoder = new TextEncoder();
+const EVENTS_OPEN = encoder.encode('{"events":[');
+const COMMA = 0x2c;
+
+/**
+ * Builds an event page (C2.2, D8) from `read(afterSeq, n)`, sizing each row
+ * exactly in UTF-8 bytes. With a `limit` the page holds at most `limit`
+ * events and stops early at the byte bound, saying `hasMore`. Without one it
+ * holds every event after the cursor, or throws 413
+ * `event_response_too_large` (details `seq`: the first event that did not
+ * fit) rather than serve a silent partial page.
  */
 export function buildPage(
-  read: (afterSeq: number, max: number) => EventRecord[],
+  read: (afterSeq: number, max: number) => PageRow[],
   { afterSeq, limit, maxBytes = MAX_PAGE_BYTES, examinedTo }: {
     afterSeq: number;
     limit?: number;
@@ -77,11 +85,9 @@ export function buildPage(
      */
     examinedTo?: number;
   },
-): PageText {
-  const parts: string[] = [];
-  /** Exact bytes of `parts[0, counted)` plus the bound of the rest, with their commas. */
+): PageBody {
+  const parts: PageRow[] = [];
   let bytes = WRAPPER_BYTES;
-  let counted = 0;
   let cursor = afterSeq;
   let cut = false;
   const want = limit ?? Infinity;
@@ -89,15 +95,7 @@ export function buildPage(
     const asked = Math.min(READ_CHUNK, want - parts.length);
     const rows = read(cursor, asked);
     for (const row of rows) {
-      const text = JSON.stringify(row);
-      let size = text.length * 3 + 1;
-      if (bytes + size > maxBytes) {
-        for (; counted < parts.length; counted++) {
-          bytes -= parts[counted].length * 3 - utf8Length(parts[counted]);
-        }
-        size = utf8Length(text) + 1;
-        counted++; // This row, if it fits, is pushed counted exactly.
-      }
+      const size = ("json" in row ? row.json.length : utf8Length(row.text)) + 1;
       if (bytes + size > maxBytes) {
         if (limit === undefined) {
           throw new ServiceError(
@@ -111,7 +109,7 @@ export function buildPage(
         break outer;
       }
       bytes += size;
-      parts.push(text);
+      parts.push(row);
       cursor = row.seq;
     }
     if (rows.length < asked) {
@@ -120,12 +118,28 @@ export function buildPage(
     }
   }
   const hasMore = limit !== undefined && (parts.length === limit || cut);
-  return {
-    json: `{"events":[${
-      parts.join(",")
-    }],"nextCursor":{"afterSeq":${cursor}},"hasMore":${hasMore}}`,
-    count: parts.length,
-    nextAfterSeq: cursor,
-    hasMore,
-  };
+  const tail = `],"nextCursor":{"afterSeq":${cursor}},"hasMore":${hasMore}}`;
+  return { body: assemble(parts, tail), count: parts.length, nextAfterSeq: cursor, hasMore };
+}
+
+/** The body: text rows joined and encoded once, or byte rows copied once into place. */
+function assemble(parts: PageRow[], tail: string): Uint8Array<ArrayBuffer> {
+  if (parts.length === 0 || !("json" in parts[0])) {
+    const texts = parts.map((part) => (part as { text: string }).text);
+    return encoder.encode(`{"events":[${texts.join(",")}${tail}`);
+  }
+  const tailBytes = encoder.encode(tail);
+  let length = EVENTS_OPEN.length + tailBytes.length + parts.length - 1;
+  for (const part of parts) length += (part as { json: Uint8Array }).json.length;
+  const body = new Uint8Array(length);
+  body.set(EVENTS_OPEN, 0);
+  let offset = EVENTS_OPEN.length;
+  for (const [index, part] of parts.entries()) {
+    if (index > 0) body[offset++] = COMMA;
+    const json = (part as { json: Uint8Array }).json;
+    body.set(json, offset);
+    offset += json.length;
+  }
+  body.set(tailBytes, offset);
+  return body;
 }

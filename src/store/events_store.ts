@@ -11,6 +11,12 @@ export interface EventRecord {
   created_at: string;
 }
 
+/** An event record as JSON bytes, with its seq. */
+export interface JsonRow {
+  seq: number;
+  json: Uint8Array;
+}
+
 /**
  * Event rows in SQLite: appended in batches, read by cursor. The statements
  * are prepared once, with the store, not on every call.
@@ -23,6 +29,8 @@ export class EventsStore {
   readonly #seqOf: StatementSync;
   readonly #lastSeq: StatementSync;
   readonly #readKinds = new Map<number, StatementSync>();
+  /** `readJsonAfter` statements by number of kinds (-1: none). */
+  readonly #readJson = new Map<number, StatementSync>();
 
   constructor(db: DatabaseSync) {
     this.#db = db;
@@ -63,6 +71,34 @@ export class EventsStore {
         this.#touch.run(event.seq, event.created_at, event.session_id, event.seq);
       }
     });
+  }
+
+  /**
+   * Like `readAfter`, but each event as its record's JSON, UTF-8 bytes made
+   * by SQLite (`json_object` in the record's key order): a page is then the
+   * rows joined, without decoding, re-encoding or re-escaping in JavaScript
+   * (issue 14).
+   */
+  readJsonAfter(
+    sessionId: string,
+    afterSeq: number,
+    limit: number,
+    kinds?: readonly string[],
+  ): JsonRow[] {
+    const key = kinds?.length ?? -1;
+    let statement = this.#readJson.get(key);
+    if (!statement) {
+      const filter = kinds === undefined
+        ? ""
+        : `AND kind IN (${kinds.map(() => "?").join(", ")})`;
+      statement = this.#db.prepare(
+        `SELECT seq, CAST(json_object('seq', seq, 'id', id, 'session_id', session_id,
+           'kind', kind, 'payload_json', payload_json, 'created_at', created_at) AS BLOB) AS json
+         FROM events WHERE session_id = ? AND seq > ? ${filter} ORDER BY seq LIMIT ?`,
+      );
+      this.#readJson.set(key, statement);
+    }
+    return statement.all(sessionId, afterSeq, ...(kinds ?? []), limit) as unknown as JsonRow[];
   }
 
   /** Events with `seq > afterSeq`, ascending, at most `limit`; only `kinds` when given (D17). */

@@ -14,9 +14,25 @@ function log(count: number, dataBytes = 10): EventRecord[] {
   }));
 }
 
+/** Rows as JSON text (the path for small events). */
 function reader(events: EventRecord[]) {
-  return (afterSeq: number, max: number) => events.filter((e) => e.seq > afterSeq).slice(0, max);
+  return (afterSeq: number, max: number) =>
+    events.filter((e) => e.seq > afterSeq).slice(0, max).map((e) => ({
+      seq: e.seq,
+      text: JSON.stringify(e),
+    }));
 }
+
+/** Rows as JSON bytes (the path for large events: what SQLite's json_object gives). */
+function byteReader(events: EventRecord[]) {
+  return (afterSeq: number, max: number) =>
+    events.filter((e) => e.seq > afterSeq).slice(0, max).map((e) => ({
+      seq: e.seq,
+      json: new TextEncoder().encode(JSON.stringify(e)),
+    }));
+}
+
+const text = (page: { body: Uint8Array }) => new TextDecoder().decode(page.body);
 
 Deno.test("resolveCursor() prefers afterSeq, resolves afterEventId, unknown reads from 0 (C4.2)", () => {
   const seqOf = (id: string) => (id === "evt_5" ? 5 : null);
@@ -30,20 +46,20 @@ Deno.test("resolveCursor() prefers afterSeq, resolves afterEventId, unknown read
 Deno.test("buildPage() with a limit pages and says hasMore (D8)", () => {
   const events = log(5);
   const first = buildPage(reader(events), { afterSeq: 0, limit: 2 });
-  const parsed = JSON.parse(first.json);
+  const parsed = JSON.parse(text(first));
   assert.deepEqual(parsed.events.map((e: EventRecord) => e.seq), [1, 2]);
   assert.deepEqual(parsed.nextCursor, { afterSeq: 2 });
   assert.equal(parsed.hasMore, true);
-  const last = JSON.parse(buildPage(reader(events), { afterSeq: 4, limit: 2 }).json);
+  const last = JSON.parse(text(buildPage(reader(events), { afterSeq: 4, limit: 2 })));
   assert.deepEqual(last.events.map((e: EventRecord) => e.seq), [5]);
   assert.equal(last.hasMore, false);
-  const empty = JSON.parse(buildPage(reader(events), { afterSeq: 9, limit: 2 }).json);
+  const empty = JSON.parse(text(buildPage(reader(events), { afterSeq: 9, limit: 2 })));
   assert.deepEqual(empty, { events: [], nextCursor: { afterSeq: 9 }, hasMore: false });
 });
 
 Deno.test("buildPage() without a limit returns everything after the cursor, across read chunks", () => {
   const events = log(2500, 1);
-  const page = JSON.parse(buildPage(reader(events), { afterSeq: 100 }).json);
+  const page = JSON.parse(text(buildPage(reader(events), { afterSeq: 100 })));
   assert.equal(page.events.length, 2400);
   assert.equal(page.events[0].seq, 101);
   assert.deepEqual(page.nextCursor, { afterSeq: 2500 });
@@ -53,7 +69,7 @@ Deno.test("buildPage() without a limit returns everything after the cursor, acro
 Deno.test("buildPage() keeps every body under the byte bound (D8)", () => {
   const events = log(10, 1000);
   const limited = buildPage(reader(events), { afterSeq: 0, limit: 10, maxBytes: 4000 });
-  assert.ok(utf8Length(limited.json) <= 4000);
+  assert.ok(limited.body.length <= 4000);
   assert.equal(limited.hasMore, true, "a limited page cut at the bound says hasMore");
   assert.ok(limited.count >= 1 && limited.count < 10);
   assert.throws(
@@ -73,7 +89,7 @@ Deno.test("utf8Length() counts like TextEncoder", () => {
 });
 
 Deno.test("buildPage() counts exactly near the bound, so a page fills to it exactly", async (t) => {
-  // Each event is 300 bytes in UTF-8 but its bound, 3 × its length, is much more.
+  // Multi-byte text: the bound is in UTF-8 bytes, not characters.
   const event = (seq: number): EventRecord => ({
     seq,
     id: `evt_${String(seq).padStart(3, "0")}`,
@@ -84,7 +100,6 @@ Deno.test("buildPage() counts exactly near the bound, so a page fills to it exac
   });
   const events = Array.from({ length: 40 }, (_, i) => event(i + 1));
   const rowBytes = events.map((e) => utf8Length(JSON.stringify(e)) + 1);
-  assert.ok(JSON.stringify(events[0]).length * 3 + 1 > rowBytes[0] * 1.5, "the bound overshoots");
   /** The body bound that the first `count` events fill exactly, with the 128-byte allowance. */
   const fits = (count: number) => 128 + rowBytes.slice(0, count).reduce((a, b) => a + b, 0);
   await t.step("a bound that the events fill exactly", () => {
@@ -92,7 +107,7 @@ Deno.test("buildPage() counts exactly near the bound, so a page fills to it exac
       const page = buildPage(reader(events), { afterSeq: 0, limit: 40, maxBytes: fits(count) });
       assert.equal(page.count, count, `bound ${fits(count)}`);
       assert.equal(page.hasMore, true);
-      assert.ok(utf8Length(page.json) <= fits(count));
+      assert.ok(page.body.length <= fits(count));
     }
   });
   await t.step("one byte short of it", () => {
@@ -106,8 +121,7 @@ Deno.test("buildPage() counts exactly near the bound, so a page fills to it exac
       (error: unknown) => error instanceof ServiceError && error.details.seq === 40,
     );
   });
-  await t.step("counting exactly from a page partly filled by the bound", () => {
-    // The bound of the first rows stays below maxBytes; exact counting takes over later.
+  await t.step("a page of rows of mixed sizes", () => {
     const mixed = [...log(5, 10), ...events.slice(5)];
     const exact = 128 + mixed.reduce((sum, e) => sum + utf8Length(JSON.stringify(e)) + 1, 0);
     assert.equal(buildPage(reader(mixed), { afterSeq: 0, limit: 40, maxBytes: exact }).count, 40);
@@ -115,5 +129,27 @@ Deno.test("buildPage() counts exactly near the bound, so a page fills to it exac
       buildPage(reader(mixed), { afterSeq: 0, limit: 40, maxBytes: exact - 1 }).count,
       39,
     );
+  });
+});
+
+Deno.test("buildPage() gives the same bytes from text rows and from byte rows (issue 14)", () => {
+  const events = log(30, 700).map((e, i) =>
+    i % 3 ? e : { ...e, payload_json: '{"data":"é\\u0001😀"}' }
+  );
+  for (
+    const options of [{ afterSeq: 0 }, { afterSeq: 3, limit: 7 }, {
+      afterSeq: 0,
+      limit: 30,
+      maxBytes: 9000,
+    }]
+  ) {
+    const fromText = buildPage(reader(events), options);
+    const fromBytes = buildPage(byteReader(events), options);
+    assert.deepEqual(fromBytes, fromText, JSON.stringify(options));
+  }
+  assert.deepEqual(JSON.parse(text(buildPage(byteReader([]), { afterSeq: 0 }))), {
+    events: [],
+    nextCursor: { afterSeq: 0 },
+    hasMore: false,
   });
 });

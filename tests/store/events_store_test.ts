@@ -76,3 +76,35 @@ Deno.test("EventsStore.appendBatch() keeps nothing of a batch that fails", () =>
     assert.deepEqual(store.readAfter("ses_a", 0, 10).map((e) => e.seq), [1, 2]);
   });
 });
+
+Deno.test("readJsonAfter() gives each record's JSON, as JSON.stringify gives it (issue 14)", () => {
+  const db = openDatabase(":memory:");
+  new SessionsStore(db).insert(runningSessionRow("ses_j"));
+  const store = new EventsStore(db);
+  const texts = [
+    "plain",
+    'quote " back \\ slash',
+    "ctl \u0000\u0001\u001f\b\f\n\r\t del \u007f",
+    "é € 😀 \u2028\u2029",
+    "</script>",
+    "x".repeat(70_000),
+  ];
+  const records = texts.map((data, i) => ({
+    seq: i + 1,
+    id: `evt_${i}`,
+    session_id: "ses_j",
+    kind: i % 2 ? "output" : "agent.message",
+    payload_json: JSON.stringify({ stream: "stdout", data }),
+    created_at: "2026-11-23T00:00:00.000Z",
+  }));
+  store.appendBatch(records);
+  const rows = store.readJsonAfter("ses_j", 0, 100);
+  assert.deepEqual(rows.map((row) => row.seq), [1, 2, 3, 4, 5, 6]);
+  for (const [index, row] of rows.entries()) {
+    const text = new TextDecoder().decode(row.json);
+    assert.deepEqual(JSON.parse(text), records[index]);
+    assert.equal(text, JSON.stringify(records[index]), texts[index].slice(0, 20));
+  }
+  assert.deepEqual(store.readJsonAfter("ses_j", 1, 100, ["output"]).map((r) => r.seq), [2, 4, 6]);
+  db.close();
+});
