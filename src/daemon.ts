@@ -85,6 +85,9 @@ export interface Daemon {
  */
 const PROBE_TIMEOUT_MS = 15_000;
 
+/** A graceful stop waits this long for open connections, then exits anyway (issue 13). */
+const STOP_DEADLINE_MS = 10_000;
+
 /** Bytes of large event pages held for sending at once (issue 13; docs/api.md §10). */
 const RESPONSE_BUDGET_BYTES = 64 * 1024 * 1024;
 
@@ -367,7 +370,19 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           runner.stop();
           await supervisor.shutdown();
           await runner.settled();
-          await Promise.all(closing);
+          // Issue 13: a client holding a request open (an unfinished body) must not keep the
+          // daemon alive with its socket gone: past the deadline the rest is cut at exit.
+          const deadline = new AbortController();
+          const closed = await Promise.race([
+            Promise.all(closing).then(() => true),
+            systemClock.sleep(STOP_DEADLINE_MS, deadline.signal).then(() => false),
+          ]);
+          deadline.abort();
+          if (!closed) {
+            log.warn("Connections still open at the stop deadline are cut", {
+              deadlineMs: STOP_DEADLINE_MS,
+            });
+          }
           log.info("svc daemon stopped");
           await release();
           resolveStopped();

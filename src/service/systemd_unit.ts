@@ -34,6 +34,8 @@ export function systemdUnit(options: SystemdUnitOptions): string {
     "RestartPreventExitStatus=2",
     "KillMode=mixed",
     "TimeoutStopSec=30",
+    // Issue 13: room for many connections and sessions (the default soft limit is 1024).
+    "LimitNOFILE=65536",
     "",
     "[Install]",
     "WantedBy=default.target",

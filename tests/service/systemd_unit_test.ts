@@ -29,6 +29,7 @@ RestartSec=2
 RestartPreventExitStatus=2
 KillMode=mixed
 TimeoutStopSec=30
+LimitNOFILE=65536
 
 [Install]
 WantedBy=default.target
