@@ -332,7 +332,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         artifactsDir: paths.artifacts,
       },
     });
-    const handler = createHandler(routes, { instanceId, log });
+    const handler = createHandler(routes, {
+      instanceId,
+      log,
+      storeLost: () => store.state() === "lost",
+    });
 
     listeners.push(await local.listen(handler));
     if (options.tcp) {

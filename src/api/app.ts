@@ -1,4 +1,5 @@
-import { ServiceError } from "./errors.ts";
+import { ServiceError, storeUnavailable } from "./errors.ts";
+import { isStoreFailure } from "../store/store_failure.ts";
 import { jsonResponse } from "./json.ts";
 import type { Route } from "./route.ts";
 import type { Peer } from "../policy/peer.ts";
@@ -69,7 +70,12 @@ class RouteTable {
  */
 export function createHandler(
   routes: readonly Route[],
-  options: { instanceId: string; log: Logger },
+  options: {
+    instanceId: string;
+    log: Logger;
+    /** True once `svc.db` was deleted or replaced under the daemon (D24): mutations get 503. */
+    storeLost?: () => boolean;
+  },
 ): Handler {
   const table = new RouteTable(routes);
   const finish = (response: Response) => {
@@ -81,7 +87,7 @@ export function createHandler(
   return (req, peer) => {
     let result: Response | Promise<Response>;
     try {
-      result = dispatch(table, req, peer, options.log);
+      result = dispatch(table, req, peer, options.log, options.storeLost ?? (() => false));
     } catch (error) {
       return fail(error, req);
     }
@@ -96,6 +102,7 @@ function dispatch(
   req: Request,
   peer: Peer,
   log: Logger,
+  storeLost: () => boolean,
 ): Response | Promise<Response> {
   checkTcpHeaders(req, peer);
   const url = requestUrl(req);
@@ -117,6 +124,7 @@ function dispatch(
   };
   try {
     if (route.ownerOnly) requireOwner(peer, route.ownerOnly);
+    if (route.method !== "GET" && storeLost()) throw storeUnavailable();
     checkBodyHeaders(req);
     const result = route.handler({ req, url, params, peer });
     return result instanceof Promise ? result.catch(reshape) : result;
@@ -155,6 +163,10 @@ export function errorResponse(error: unknown, log: Logger, req?: Request): Respo
 /** A `ServiceError` as is; anything else is logged with its stack and becomes `internal_error`. */
 function asServiceError(error: unknown, log: Logger, req?: Request): ServiceError {
   if (error instanceof ServiceError) return error;
+  if (isStoreFailure(error)) {
+    log.error("The store refused a write", { method: req?.method, url: req?.url, error });
+    return storeUnavailable();
+  }
   log.error("Unexpected error while handling a request", {
     method: req?.method,
     url: req?.url,

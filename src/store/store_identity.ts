@@ -17,6 +17,9 @@ export interface OpenedStore {
   state(): "ok" | "lost";
 }
 
+/** How often a running daemon looks whether `svc.db` is still its file. */
+const STATE_CHECK_MS = 250;
+
 /** The id file beside the database. */
 export function idFilePath(dbPath: string): string {
   return `${dbPath}.id`;
@@ -69,12 +72,20 @@ export function openStore(dbPath: string): OpenedStore {
   // A store made before D24, or one restored without its id file, gets the file now.
   if (expected === null) writeIdFile(idPath, id);
   const identity = inode(dbPath);
+  // Checked at most every STATE_CHECK_MS: health and every mutation ask, a stat each is waste.
+  let checkedAt = -Infinity;
+  let state: "ok" | "lost" = "ok";
   return {
     db,
     id,
     state: () => {
-      const now = inode(dbPath);
-      return now !== null && now === identity ? "ok" : "lost";
+      const now = performance.now();
+      if (state === "ok" && now - checkedAt >= STATE_CHECK_MS) {
+        checkedAt = now;
+        const current = inode(dbPath);
+        if (current === null || current !== identity) state = "lost";
+      }
+      return state;
     },
   };
 }

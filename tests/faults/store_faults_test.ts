@@ -80,6 +80,25 @@ async function assertDegraded(rig: FaultRig, sessionId: string): Promise<void> {
   // Issue 13: refused as the store's state, not an internal error; nothing was started.
   assert.equal(launch.status, 503, JSON.stringify(launch.body));
   assert.equal(launch.body.error.code, "store_unavailable");
+  // Every mutation, actions included (a routine write hits the full disk: SQLITE_FULL).
+  const created = await rig.client.post<Json>("/actions", {
+    action: "svc.automations.create",
+    definition: {
+      schemaVersion: 1,
+      id: `during-${Date.now()}`,
+      name: "During the fault",
+      status: "PAUSED",
+      rrule: "FREQ=DAILY;BYHOUR=3",
+      timezone: "utc",
+      misfire: "latest",
+      overlap: "forbid",
+      timeoutMinutes: 5,
+      runtime: "fixture",
+      prompt: "x".repeat(200_000),
+    },
+  });
+  assert.equal(created.status, 503, JSON.stringify(created.body).slice(0, 300));
+  assert.equal(created.body.error.code, "store_unavailable");
 
   const record = await rig.client.get<Json>(`/sessions/${sessionId}`);
   assert.equal(record.status, 200);

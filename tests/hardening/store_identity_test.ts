@@ -126,13 +126,26 @@ Deno.test("svc serve on a damaged store exits 2 with a message, no stack trace (
   }
 });
 
-Deno.test("a store deleted under the running daemon makes health not ok: store lost (D24)", async () => {
+Deno.test("a store deleted under the running daemon: health not ok, store lost, mutations 503 (D24)", async () => {
   await using t = await startTestDaemon({ scheduler: false });
   assert.equal((await t.client.get<Json>("/health")).body.store, "ok");
   await Deno.remove(`${t.home}/svc.db`);
+  await new Promise((resolve) => setTimeout(resolve, 300)); // The state is looked at every 250 ms.
   const health = (await t.client.get<Json>("/health")).body;
   assert.equal(health.ok, false);
   assert.equal(health.store, "lost");
+  // Mutations are refused: nothing is acknowledged that would be lost at the next start.
+  const launch = await t.client.post<Json>("/sessions", {
+    projectRoot: t.home,
+    harness: "claude",
+    prompt: "x",
+  });
+  assert.equal(launch.status, 503);
+  assert.equal(launch.body.error.code, "store_unavailable");
+  const action = await t.client.post<Json>("/actions", { action: "svc.automations.tick" });
+  assert.equal(action.status, 503);
+  assert.equal(action.body.error.code, "store_unavailable");
+  assert.equal(action.body.ok, false);
 });
 
 Deno.test("svc store backup copies a live store; svc store reset moves it aside (D24)", async () => {
