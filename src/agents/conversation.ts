@@ -6,7 +6,7 @@
  * (D22), and keeps the timers that stop a conversation from hanging: the turn
  * timeout, the interrupt grace, the idle timeout and the close grace.
  */
-import { ServiceError } from "../api/errors.ts";
+import { ServiceError } from "../errors.ts";
 import type { Clock } from "../clock.ts";
 import { redactText } from "../events/redact.ts";
 import { truncateUtf8 } from "../events/page.ts";

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { invalidRequest, ServiceError } from "./errors.ts";
+import { invalidRequest, ServiceError } from "../errors.ts";
 import { jsonResponse } from "./json.ts";
 import type { Route } from "./route.ts";
-import { boundedText, parseInput } from "./validate.ts";
+import { boundedText, parseInput } from "../validate.ts";
 import { readJsonBody } from "../policy/body.ts";
 import { checkActionAuthority } from "../policy/access.ts";
 import { parseDefinition } from "../automations/definition.ts";

@@ -1,4 +1,4 @@
-import { ServiceError, storeUnavailable } from "./errors.ts";
+import { ServiceError, storeUnavailable } from "../errors.ts";
 import { isStoreFailure } from "../store/store_failure.ts";
 import { jsonResponse } from "./json.ts";
 import type { Route } from "./route.ts";

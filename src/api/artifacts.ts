@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { ServiceError, sessionNotFound } from "./errors.ts";
+import { ServiceError, sessionNotFound } from "../errors.ts";
 import { jsonResponse } from "./json.ts";
 import { integerParam } from "./query.ts";
 import type { Route } from "./route.ts";

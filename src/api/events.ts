@@ -1,4 +1,4 @@
-import { invalidRequest, ServiceError, sessionNotFound } from "./errors.ts";
+import { invalidRequest, ServiceError, sessionNotFound } from "../errors.ts";
 import type { ResponseBudget } from "./response_budget.ts";
 import { cursorParam, integerParam, kindsParam } from "./query.ts";
 import type { Route, RouteContext } from "./route.ts";

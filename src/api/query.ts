@@ -1,4 +1,4 @@
-import { invalidRequest } from "./errors.ts";
+import { invalidRequest } from "../errors.ts";
 
 /**
  * Reads an integer query parameter: absent → undefined; not an integer →

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { Peer } from "../policy/peer.ts";
-import type { ServiceError } from "./errors.ts";
+import type { ServiceError } from "../errors.ts";
 
 /** What a handler gets: the request, its parsed URL, the path parameters and the peer. */
 export interface RouteContext {

@@ -1,8 +1,8 @@
-import { invalidRequest, sessionNotFound } from "./errors.ts";
+import { invalidRequest, sessionNotFound } from "../errors.ts";
 import { jsonResponse } from "./json.ts";
 import { integerParam } from "./query.ts";
 import type { Route } from "./route.ts";
-import { parseInput } from "./validate.ts";
+import { parseInput } from "../validate.ts";
 import { readJsonBody } from "../policy/body.ts";
 import type { CapabilityRegistry } from "../sessions/capabilities.ts";
 import type { ApprovalPolicy } from "../approvals/broker.ts";

@@ -1,4 +1,4 @@
-import { invalidRequest, ServiceError, sessionNotFound } from "./errors.ts";
+import { invalidRequest, ServiceError, sessionNotFound } from "../errors.ts";
 import { cursorParam, kindsParam } from "./query.ts";
 import type { Route, RouteContext } from "./route.ts";
 import type { EventLog } from "../events/event_log.ts";

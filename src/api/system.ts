@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { jsonResponse, jsonTextResponse } from "./json.ts";
 import type { Route } from "./route.ts";
-import { boundedText, parseInput } from "./validate.ts";
-import { ServiceError } from "./errors.ts";
+import { boundedText, parseInput } from "../validate.ts";
+import { ServiceError } from "../errors.ts";
 import { readJsonBody } from "../policy/body.ts";
 import type { Clock } from "../clock.ts";
 import { isoTime } from "../clock.ts";

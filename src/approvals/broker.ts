@@ -7,7 +7,7 @@
  * (`ended`). The broker knows no harness and no protocol: the conversation
  * records the events and the adapters turn decisions into protocol lines.
  */
-import { ServiceError } from "../api/errors.ts";
+import { ServiceError } from "../errors.ts";
 import { type Clock, isoTime } from "../clock.ts";
 import type { PermissionDecision, PermissionRequest } from "../agents/conversation.ts";
 

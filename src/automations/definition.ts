@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { ServiceError } from "../api/errors.ts";
-import { parseInput } from "../api/validate.ts";
+import { ServiceError } from "../errors.ts";
+import { parseInput } from "../validate.ts";
 import { APPROVAL_POLICIES } from "../approvals/broker.ts";
 import { parseRrule } from "./rrule.ts";
 import { ISOLATIONS } from "../worktrees/isolated_launch.ts";

@@ -1,6 +1,6 @@
 import { basename, dirname, join, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
-import { ServiceError } from "../api/errors.ts";
+import { ServiceError } from "../errors.ts";
 import { parseDefinition, type RoutineDefinition } from "./definition.ts";
 
 /**

@@ -1,4 +1,4 @@
-import { ServiceError } from "../api/errors.ts";
+import { ServiceError } from "../errors.ts";
 import { type Clock, isoTime } from "../clock.ts";
 import { type RunRecord, runRecord, type RunsStore } from "../store/runs_store.ts";
 

@@ -1,5 +1,5 @@
 import type { DatabaseSync } from "node:sqlite";
-import { ServiceError } from "../api/errors.ts";
+import { ServiceError } from "../errors.ts";
 import { type Clock, isoTime } from "../clock.ts";
 import { transaction } from "../store/db.ts";
 import { type RoutineRow, type RoutinesStore, storedRoutine } from "../store/routines_store.ts";

@@ -1,4 +1,4 @@
-import { invalidRequest, type ServiceError } from "../api/errors.ts";
+import { invalidRequest, type ServiceError } from "../errors.ts";
 
 /** Days of the week in RFC 5545 spelling, Monday first (ISO order). */
 export const WEEKDAYS = ["MO", "TU", "WE", "TH", "FR", "SA", "SU"] as const;

@@ -1,4 +1,4 @@
-import { ServiceError } from "../api/errors.ts";
+import { ServiceError } from "../errors.ts";
 import { type Clock, isoTime } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import type { RoutineRow } from "../store/routines_store.ts";

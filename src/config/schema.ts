@@ -2,7 +2,7 @@ import { z } from "zod";
 import { PROTOCOLS } from "../agents/protocol.ts";
 import { APPROVAL_POLICIES, type ApprovalPolicy } from "../approvals/broker.ts";
 import { NOTIFY_EVENTS, type NotifyConfig } from "../notify/notify_command.ts";
-import { boundedText } from "../api/validate.ts";
+import { boundedText } from "../validate.ts";
 
 const HARNESS_ID = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 

@@ -1,5 +1,5 @@
 import { Buffer } from "node:buffer";
-import { ServiceError } from "../api/errors.ts";
+import { ServiceError } from "../errors.ts";
 
 /** No response body exceeds this: the first-party client's bound (C8, D8). */
 export const MAX_PAGE_BYTES = 4 * 1024 * 1024;

@@ -1,4 +1,4 @@
-import { forbidden, ServiceError } from "../api/errors.ts";
+import { forbidden, ServiceError } from "../errors.ts";
 import { isLoopbackHost, splitHostPort } from "./loopback.ts";
 import type { Peer } from "./peer.ts";
 

@@ -1,4 +1,4 @@
-import { invalidRequest, ServiceError } from "../api/errors.ts";
+import { invalidRequest, ServiceError } from "../errors.ts";
 
 /** Largest request body accepted on any route (D6). */
 export const MAX_BODY_BYTES = 1024 * 1024;

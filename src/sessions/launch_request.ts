@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { invalidRequest, ServiceError } from "../api/errors.ts";
-import { boundedText, parseInput } from "../api/validate.ts";
+import { invalidRequest, ServiceError } from "../errors.ts";
+import { boundedText, parseInput } from "../validate.ts";
 import { redactText } from "../events/redact.ts";
 import { APPROVAL_POLICIES } from "../approvals/broker.ts";
 import { ISOLATIONS } from "../worktrees/isolated_launch.ts";

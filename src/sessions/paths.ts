@@ -1,5 +1,5 @@
 import { isAbsolute, resolve, sep } from "node:path";
-import { invalidRequest } from "../api/errors.ts";
+import { invalidRequest } from "../errors.ts";
 
 /** True when `path` is `root` or lies below it (both already resolved). Pure. */
 export function isInside(root: string, path: string): boolean {

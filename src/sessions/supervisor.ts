@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { ServiceError, sessionNotFound, storeUnavailable } from "../api/errors.ts";
+import { ServiceError, sessionNotFound, storeUnavailable } from "../errors.ts";
 import { type Clock, isoTime } from "../clock.ts";
 import type { EventLog } from "../events/event_log.ts";
 import { OutputDecoder, splitForEvents } from "../events/output_decoder.ts";

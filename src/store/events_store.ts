@@ -88,9 +88,7 @@ export class EventsStore {
     const key = kinds?.length ?? -1;
     let statement = this.#readJson.get(key);
     if (!statement) {
-      const filter = kinds === undefined
-        ? ""
-        : `AND kind IN (${kinds.map(() => "?").join(", ")})`;
+      const filter = kinds === undefined ? "" : `AND kind IN (${kinds.map(() => "?").join(", ")})`;
       statement = this.#db.prepare(
         `SELECT seq, CAST(json_object('seq', seq, 'id', id, 'session_id', session_id,
            'kind', kind, 'payload_json', payload_json, 'created_at', created_at) AS BLOB) AS json

@@ -1,5 +1,5 @@
 import { join, relative } from "node:path";
-import { ServiceError } from "../api/errors.ts";
+import { ServiceError } from "../errors.ts";
 import { type Clock, isoTime } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import { isInside } from "../sessions/paths.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createHandler, errorResponse } from "../../src/api/app.ts";
-import { ServiceError } from "../../src/api/errors.ts";
+import { ServiceError } from "../../src/errors.ts";
 import { jsonResponse } from "../../src/api/json.ts";
 import type { Route } from "../../src/api/route.ts";
 import { createLogger, silentLogger } from "../../src/log.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { cursorParam, integerParam } from "../../src/api/query.ts";
-import { ServiceError } from "../../src/api/errors.ts";
+import { ServiceError } from "../../src/errors.ts";
 
 const url = (query: string) => new URL(`http://localhost/x?${query}`);
 

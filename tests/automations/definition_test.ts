@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ServiceError } from "../../src/api/errors.ts";
+import { ServiceError } from "../../src/errors.ts";
 import { parseDefinition } from "../../src/automations/definition.ts";
 
 const VALID = {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ServiceError } from "../../src/api/errors.ts";
+import { ServiceError } from "../../src/errors.ts";
 import { parseRrule } from "../../src/automations/rrule.ts";
 
 /** Asserts that `text` is refused on `definition.rrule` with a message holding `fragment`. */

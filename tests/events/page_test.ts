@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { buildPage, resolveCursor, utf8Length } from "../../src/events/page.ts";
-import { ServiceError } from "../../src/api/errors.ts";
+import { ServiceError } from "../../src/errors.ts";
 import type { EventRecord } from "../../src/store/events_store.ts";
 
 function log(count: number, dataBytes = 10): EventRecord[] {

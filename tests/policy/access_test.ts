@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { checkActionAuthority, checkTcpHeaders, requireOwner } from "../../src/policy/access.ts";
 import { tcpPeer, UNIX_PEER } from "../../src/policy/peer.ts";
-import { ServiceError } from "../../src/api/errors.ts";
+import { ServiceError } from "../../src/errors.ts";
 
 const TCP = tcpPeer("127.0.0.1", 3000);
 

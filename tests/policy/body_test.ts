@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { checkBodyHeaders, MAX_BODY_BYTES, readJsonBody } from "../../src/policy/body.ts";
-import { ServiceError } from "../../src/api/errors.ts";
+import { ServiceError } from "../../src/errors.ts";
 
 function post(body: BodyInit | null, headers: Record<string, string> = {}): Request {
   // A server sees the framing headers; a constructed Request has none, so set them.

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ServiceError } from "../../src/api/errors.ts";
+import { ServiceError } from "../../src/errors.ts";
 import {
   contextAdmissionSchema,
   defaultTitle,
@@ -8,7 +8,7 @@ import {
   parseLaunchRequest,
   refuseContextAdmission,
 } from "../../src/sessions/launch_request.ts";
-import { parseInput } from "../../src/api/validate.ts";
+import { parseInput } from "../../src/validate.ts";
 
 const BASE = { projectRoot: "/abs/repo", harness: "claude", prompt: "Fix the tests" };
 const DIGEST = "sha256:" + "0123456789abcdef".repeat(4);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { isInside, resolveLaunchPaths } from "../../src/sessions/paths.ts";
-import { ServiceError } from "../../src/api/errors.ts";
+import { ServiceError } from "../../src/errors.ts";
 import { removeTree, tempHome } from "../helpers/home.ts";
 
 Deno.test("isInside() compares whole path segments", () => {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { ServiceError } from "../../src/api/errors.ts";
-import { parseInput } from "../../src/api/validate.ts";
+import { ServiceError } from "../src/errors.ts";
+import { parseInput } from "../src/validate.ts";
 
 const schema = z.strictObject({
   name: z.string().min(1),
