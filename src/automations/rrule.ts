@@ -68,10 +68,8 @@ export function parseRrule(text: string): RruleSubset {
   }
   if (freq === undefined) throw refuse("RRULE lacks FREQ: FREQ=DAILY or FREQ=WEEKLY is required");
   if (hours === undefined) throw refuse("RRULE lacks BYHOUR: the hours to run at are required");
-  if (freq === "WEEKLY" && days === null) {
-    throw refuse("RRULE with FREQ=WEEKLY lacks BYDAY: there is no DTSTART to take the day from");
-  }
-  return { freq, hours, days };
+  // D12 as amended: FREQ=WEEKLY without BYDAY runs on Mondays, as the origin daemon does.
+  return { freq, hours, days: freq === "WEEKLY" && days === null ? ["MO"] : days };
 }
 
 function parseHours(value: string, part: string): number[] {

@@ -89,7 +89,6 @@ Deno.test("parseRrule() refuses every part outside the subset, naming it", async
     ["BYHOUR=9", "RRULE lacks FREQ"],
     ["FREQ=DAILY", "RRULE lacks BYHOUR"],
     ["FREQ=DAILY;BYMINUTE=0", "RRULE lacks BYHOUR"],
-    ["FREQ=WEEKLY;BYHOUR=9", "FREQ=WEEKLY lacks BYDAY"],
   ] as const;
   for (const [text, fragment] of cases) {
     await t.step(JSON.stringify(text), () => assertRefused(text, fragment));
@@ -101,4 +100,14 @@ Deno.test("parseRrule() refuses INTERVAL naming the part and the accepted ones",
     message:
       'Unsupported RRULE part "INTERVAL=2": only FREQ, BYHOUR, BYDAY, BYMINUTE=0 and BYSECOND=0 are accepted',
   });
+});
+
+Deno.test("FREQ=WEEKLY without BYDAY runs on Mondays (D12 as amended)", () => {
+  assert.deepEqual(parseRrule("FREQ=WEEKLY;BYHOUR=9"), {
+    freq: "WEEKLY",
+    hours: [9],
+    days: ["MO"],
+  });
+  assert.deepEqual(parseRrule("RRULE:FREQ=WEEKLY;BYHOUR=9,17").days, ["MO"]);
+  assert.equal(parseRrule("FREQ=DAILY;BYHOUR=9").days, null);
 });
