@@ -21,7 +21,7 @@ interface CompiledRoute {
 /** What routing found for a method and path. */
 type RouteMatch =
   | { readonly route: Route; readonly params: Record<string, string> }
-  | { readonly route: null; readonly pathMatched: boolean };
+  | { readonly route: null; readonly allowed: readonly string[] };
 
 /**
  * The route table compiled for matching: static paths in a map (one lookup,
@@ -43,15 +43,23 @@ class RouteTable {
     }
   }
 
+  /**
+   * The route for `method` at `pathname`. A static path wins outright: its
+   * methods are the only ones there (GET /sessions/restricted is 405, not
+   * /sessions/:id). `allowed` lists the path's methods, for 405's `Allow`
+   * (RFC 9110), HEAD wherever GET is.
+   */
   match(method: string, pathname: string): RouteMatch {
     const exact = this.#exact.get(pathname);
-    const route = exact?.find((candidate) => candidate.method === method);
-    if (route) return { route, params: {} };
-    let pathMatched = exact !== undefined;
+    if (exact) {
+      const route = exact.find((candidate) => candidate.method === method);
+      return route ? { route, params: {} } : { route: null, allowed: allowedMethods(exact) };
+    }
+    const matched: Route[] = [];
     for (const { route, pattern } of this.#patterned) {
       const match = pattern.exec({ pathname });
       if (!match) continue;
-      pathMatched = true;
+      matched.push(route);
       if (route.method !== method) continue;
       const params: Record<string, string> = {};
       for (const [key, value] of Object.entries(match.pathname.groups)) {
@@ -59,8 +67,18 @@ class RouteTable {
       }
       return { route, params };
     }
-    return { route: null, pathMatched };
+    return { route: null, allowed: allowedMethods(matched) };
   }
+}
+
+function allowedMethods(routes: readonly Route[]): string[] {
+  const methods: string[] = [];
+  for (const { method } of routes) {
+    if (methods.includes(method)) continue;
+    methods.push(method);
+    if (method === "GET") methods.push("HEAD");
+  }
+  return methods;
 }
 
 /**
@@ -82,7 +100,10 @@ export function createHandler(
     response.headers.set("svc-instance", options.instanceId);
     return response;
   };
-  const fail = (error: unknown, req: Request) => finish(errorResponse(error, options.log, req));
+  const fail = (error: unknown, req: Request) => {
+    const response = errorResponse(error, options.log, req);
+    return finish(req.method === "HEAD" ? withoutBody(response) : response);
+  };
   // Synchronous routes (health) answer without a promise hop; async ones are awaited.
   return (req, peer) => {
     let result: Response | Promise<Response>;
@@ -106,17 +127,45 @@ function dispatch(
 ): Response | Promise<Response> {
   checkTcpHeaders(req, peer);
   const url = requestUrl(req);
-  const found = table.match(req.method, url.pathname);
+  // HEAD is GET without the body (RFC 9110 §9.3.2).
+  const head = req.method === "HEAD";
+  const found = table.match(head ? "GET" : req.method, url.pathname);
   if (found.route === null) {
-    if (found.pathMatched) {
-      throw new ServiceError(
-        "method_not_allowed",
-        405,
-        `Method ${req.method} is not allowed on "${url.pathname}"`,
+    if (found.allowed.length > 0) {
+      const response = errorResponse(
+        new ServiceError(
+          "method_not_allowed",
+          405,
+          `Method ${req.method} is not allowed on "${url.pathname}": use ${found.allowed.join(", ")}`,
+        ),
+        log,
       );
+      response.headers.set("allow", found.allowed.join(", "));
+      return response;
     }
     throw new ServiceError("not_found", 404, `No route for "${url.pathname}"`);
   }
+  if (head) {
+    const answer = dispatchRoute(found, req, url, peer, log, storeLost);
+    return answer instanceof Promise ? answer.then(withoutBody) : withoutBody(answer);
+  }
+  return dispatchRoute(found, req, url, peer, log, storeLost);
+}
+
+/** A HEAD answer: the GET answer's status and headers; its body (a stream too) is cancelled. */
+function withoutBody(response: Response): Response {
+  response.body?.cancel().catch(() => {});
+  return new Response(null, { status: response.status, headers: response.headers });
+}
+
+function dispatchRoute(
+  found: { route: Route; params: Record<string, string> },
+  req: Request,
+  url: URL,
+  peer: Peer,
+  log: Logger,
+  storeLost: () => boolean,
+): Response | Promise<Response> {
   const { route, params } = found;
   const reshape = (error: unknown): never => {
     if (!route.failureShape) throw error;
