@@ -21,6 +21,7 @@ import { runOutcome } from "./automations/run_outcome.ts";
 import { deliverResult } from "./automations/delivery.ts";
 import { Inbox } from "./automations/inbox.ts";
 import { ResponseBudget } from "./api/response_budget.ts";
+import { resolveSvcVersion } from "./version.ts";
 import { ADAPTERS } from "./agents/adapters.ts";
 import type { ConversationTimeouts } from "./agents/conversation.ts";
 import { ApprovalBroker } from "./approvals/broker.ts";
@@ -134,7 +135,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     });
     // Listening waits for the program look-up only; version probes finish in the background.
     capabilities.refresh().catch((error) => log.error("Probing harnesses failed", { error }));
-    await capabilities.found();
+    // From a checkout, `svcVersion` is git's name for it; looked up beside the program look-up.
+    await Promise.all([capabilities.found(), resolveSvcVersion()]);
 
     const feed = new DaemonFeed();
     const notifier = commandNotifier(log);

@@ -1,9 +1,49 @@
 /**
  * The daemon's build identity (`svcVersion`, C2.5): `git describe --tags
  * --dirty --always`, stamped into this file by `scripts/stamp_version.ts`
- * before a release build. Running from source it stays `unknown`.
+ * before a release build. Running from source it is "unknown" here, and
+ * `resolveSvcVersion` asks the checkout instead (issue 15).
  */
 export const SVC_VERSION: string = "unknown";
+
+let resolved = SVC_VERSION;
+
+/** The version to report: stamped, else what `resolveSvcVersion` found, else "unknown". */
+export function svcVersion(): string {
+  return resolved;
+}
+
+/**
+ * From a git checkout, the checkout's `git describe --tags --dirty --always`
+ * (no tag yet: deno.json's version and the commit, `0.1.0-g67cc68f-dirty`).
+ * Runs git at most once, for at most 2 s; never fails (no git: "unknown").
+ */
+export async function resolveSvcVersion(): Promise<string> {
+  if (resolved !== "unknown" || attempted || !import.meta.url.startsWith("file:")) return resolved;
+  attempted = true;
+  try {
+    const root = new URL("..", import.meta.url);
+    const output = await new Deno.Command("git", {
+      args: ["describe", "--tags", "--dirty", "--always"],
+      cwd: root,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "null",
+      signal: AbortSignal.timeout(2000),
+    }).output();
+    const described = new TextDecoder().decode(output.stdout).trim();
+    if (!output.success || described === "") return resolved;
+    if (/^[0-9a-f]{4,40}(-dirty)?$/.test(described)) {
+      const manifest = JSON.parse(await Deno.readTextFile(new URL("deno.json", root)));
+      resolved = `${manifest.version ?? "0.0.0"}-g${described}`;
+    } else {
+      resolved = described;
+    }
+  } catch { /* no git, no checkout: stays "unknown" */ }
+  return resolved;
+}
+
+let attempted = false;
 
 /** The contract this daemon serves (C1, C9). */
 export const API_VERSION = "svc.daemon.v1";

@@ -19,7 +19,7 @@ import {
   type Usage,
 } from "./protocol.ts";
 import { type Json, num, obj, rpcIdOf, str } from "./json_fields.ts";
-import { SVC_VERSION } from "../version.ts";
+import { svcVersion } from "../version.ts";
 
 type RpcId = string | number;
 
@@ -252,7 +252,7 @@ export function createCodexAppServerAdapter(context: AdapterContext): ProtocolAd
     protocol: "codex-app-server",
     start: () => [
       request("initialize", {
-        clientInfo: { name: "svc", title: "svc", version: SVC_VERSION },
+        clientInfo: { name: "svc", title: "svc", version: svcVersion() },
         capabilities: {
           experimentalApi: false,
           requestAttestation: false,

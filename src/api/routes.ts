@@ -1,7 +1,7 @@
 import type { Route } from "./route.ts";
 import { jsonResponse } from "./json.ts";
 import { openApiDocument } from "./openapi.ts";
-import { SVC_VERSION } from "../version.ts";
+import { svcVersion } from "../version.ts";
 import { type ActionDeps, actionRoutes } from "./actions.ts";
 import { type ArtifactDeps, artifactRoutes } from "./artifacts.ts";
 import { type EventDeps, eventRoutes } from "./events.ts";
@@ -37,7 +37,7 @@ export function buildRoutes(deps: RouteDeps): Route[] {
     method: "GET",
     path: "/openapi.json",
     summary: "This API as an OpenAPI 3.1 document (outside the stable subset)",
-    handler: () => jsonResponse(openApiDocument(routes, SVC_VERSION)),
+    handler: () => jsonResponse(openApiDocument(routes, svcVersion())),
   });
   return routes;
 }

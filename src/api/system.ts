@@ -6,7 +6,7 @@ import { ServiceError } from "../errors.ts";
 import { readJsonBody } from "../policy/body.ts";
 import type { Clock } from "../clock.ts";
 import { isoTime } from "../clock.ts";
-import { API_VERSION, SESSION_POLICY_CONTRACT, SVC_VERSION } from "../version.ts";
+import { API_VERSION, SESSION_POLICY_CONTRACT, svcVersion } from "../version.ts";
 import type { Endpoint } from "../transport/local_endpoint.ts";
 
 /** What the system routes need from the daemon. */
@@ -47,7 +47,7 @@ export function systemRoutes(deps: SystemDeps): Route[] {
   const staticHealthFields = (contracts: string[]) =>
     JSON.stringify({
       apiVersion: API_VERSION,
-      svcVersion: SVC_VERSION,
+      svcVersion: svcVersion(),
       sessionPolicyContracts: contracts,
       pid: Deno.pid,
       startedAt: isoTime(deps.startedAtMs),

@@ -1,6 +1,6 @@
 import { ClientError } from "../client/client.ts";
 import { ConfigError } from "../config/config_error.ts";
-import { API_VERSION, SVC_VERSION } from "../version.ts";
+import { API_VERSION, resolveSvcVersion } from "../version.ts";
 import { attachCommand } from "./attach.ts";
 import { approvalsCommand, approveCommand } from "./approvals.ts";
 import { automationsCommand } from "./automations.ts";
@@ -70,7 +70,7 @@ export async function runCli(args: string[], io: Io = processIo): Promise<number
     return help(rest[0], io);
   }
   if (name === "--version" || name === "-V" || name === "version") {
-    io.out(`svc ${SVC_VERSION} (${API_VERSION})`);
+    io.out(`svc ${await resolveSvcVersion()} (${API_VERSION})`);
     return EXIT.ok;
   }
   const command = COMMANDS.find((c) => c.name === name);
