@@ -19,10 +19,11 @@ export function svcVersion(): string {
  * Runs git at most once, for at most 2 s; never fails (no git: "unknown").
  */
 export async function resolveSvcVersion(): Promise<string> {
-  if (resolved !== "unknown" || attempted || !import.meta.url.startsWith("file:")) return resolved;
+  if (resolved !== "unknown" || attempted) return resolved;
   attempted = true;
   try {
-    const root = new URL("..", import.meta.url);
+    const root = await checkoutRoot();
+    if (root === null) return resolved;
     const output = await new Deno.Command("git", {
       args: ["describe", "--tags", "--dirty", "--always"],
       cwd: root,
@@ -44,6 +45,26 @@ export async function resolveSvcVersion(): Promise<string> {
 }
 
 let attempted = false;
+
+/**
+ * The checkout holding the program run from source: the nearest directory
+ * above the main module with svc's deno.json (the main module, not this
+ * file's URL, so a bundle refers to no file beside it); null otherwise.
+ */
+async function checkoutRoot(): Promise<URL | null> {
+  if (!Deno.mainModule.startsWith("file:")) return null;
+  let dir = new URL(".", Deno.mainModule);
+  for (let depth = 0; depth < 6; depth++) {
+    try {
+      const manifest = JSON.parse(await Deno.readTextFile(new URL("deno.json", dir)));
+      if (manifest.name === "@svc/svc") return dir;
+    } catch { /* not here */ }
+    const parent = new URL("..", dir);
+    if (parent.href === dir.href) break;
+    dir = parent;
+  }
+  return null;
+}
 
 /** The contract this daemon serves (C1, C9). */
 export const API_VERSION = "svc.daemon.v1";

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { invalidRequest, ServiceError } from "../errors.ts";
 import { jsonResponse } from "./json.ts";
 import type { Route } from "./route.ts";
+import { ACTION_RESULTS, actionFailureSchema, actionSuccessSchema } from "./schemas.ts";
 import { boundedText, parseInput } from "../validate.ts";
 import { readJsonBody } from "../policy/body.ts";
 import { checkActionAuthority } from "../policy/access.ts";
@@ -234,10 +235,42 @@ export function actionRoutes(deps: ActionDeps): Route[] {
     method: "POST",
     path: "/actions",
     summary: "The action router (C4.1, D10)",
-    body: z.looseObject({
-      ...envelopeSchema.shape,
-      action: z.enum(Object.keys(table) as [string, ...string[]]),
-    }),
+    operationId: "runAction",
+    tag: "actions",
+    // One closed request schema per action, told apart by `action` (documentation of the table).
+    body: z.discriminatedUnion(
+      "action",
+      Object.entries(table).map(([name, action]) =>
+        z.strictObject({
+          action: z.literal(name),
+          origin: envelopeSchema.shape.origin,
+          intentId: envelopeSchema.shape.intentId,
+          ...action.fields,
+        })
+      ) as unknown as [z.ZodObject, ...z.ZodObject[]],
+    ),
+    responses: {
+      200: {
+        description: "Completed; check `result` and `event.payload.error` (C4.1 rule 4)",
+        schema: z.union(
+          Object.keys(table).map((name) => actionSuccessSchema(name, ACTION_RESULTS[name] ?? null)),
+        ),
+      },
+      400: {
+        description: "Malformed, unknown action, or invalid fields",
+        schema: actionFailureSchema,
+      },
+      403: { description: "`AUTHORITY_REQUIRED` over TCP", schema: actionFailureSchema },
+      404: {
+        description: "A named routine, run or request is unknown",
+        schema: actionFailureSchema,
+      },
+      409: {
+        description: "A conflict (routine exists, approval not pending)",
+        schema: actionFailureSchema,
+      },
+      503: { description: "`store_unavailable`", schema: actionFailureSchema },
+    },
     failureShape: rejected,
     handler: async ({ req, peer }) => {
       const body = await readJsonBody(req);

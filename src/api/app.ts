@@ -136,7 +136,9 @@ function dispatch(
         new ServiceError(
           "method_not_allowed",
           405,
-          `Method ${req.method} is not allowed on "${url.pathname}": use ${found.allowed.join(", ")}`,
+          `Method ${req.method} is not allowed on "${url.pathname}": use ${
+            found.allowed.join(", ")
+          }`,
         ),
         log,
       );

@@ -2,6 +2,8 @@ import { join } from "node:path";
 import { ServiceError, sessionNotFound } from "../errors.ts";
 import { jsonResponse } from "./json.ts";
 import { integerParam } from "./query.ts";
+import { z } from "zod";
+import { artifactSchema, errorDoc } from "./schemas.ts";
 import type { Route } from "./route.ts";
 import type { SessionsStore } from "../store/sessions_store.ts";
 import { MAX_PAGE_BYTES } from "../events/page.ts";
@@ -61,6 +63,19 @@ export function artifactRoutes(deps: ArtifactDeps): Route[] {
     method: "GET",
     path: "/sessions/:sessionId/artifacts/:artifactId",
     summary: "A raw (unredacted) artifact, owner-local only (D9)",
+    operationId: "getArtifact",
+    tag: "sessions",
+    query: z.object({
+      raw: z.literal("1"),
+      offset: z.int().min(0).optional(),
+      length: z.int().min(1).max(MAX_ARTIFACT_BYTES).optional(),
+    }),
+    responses: {
+      200: { description: "A page of the artifact", schema: artifactSchema },
+      400: errorDoc("`raw_artifact_requires_raw_flag` or a bad query parameter"),
+      403: errorDoc("`raw_artifacts_disabled`, or `forbidden` over TCP"),
+      404: errorDoc("`session_not_found` or `artifact_not_found`"),
+    },
     ownerOnly: "Reading a raw artifact",
     handler: async ({ url, params }) => {
       if (!deps.rawArtifacts()) {

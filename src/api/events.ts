@@ -1,5 +1,7 @@
 import { invalidRequest, ServiceError, sessionNotFound } from "../errors.ts";
 import type { ResponseBudget } from "./response_budget.ts";
+import { z } from "zod";
+import { errorDoc, eventPageSchema } from "./schemas.ts";
 import { cursorParam, integerParam, kindsParam } from "./query.ts";
 import type { Route, RouteContext } from "./route.ts";
 import type { EventLog } from "../events/event_log.ts";
@@ -27,6 +29,23 @@ export interface EventDeps {
   readonly budget: ResponseBudget;
 }
 
+/** The query of both page routes (C4.2, D8, D17). */
+const pageQuery = z.object({
+  afterSeq: z.int().min(0).optional().describe("Events after this seq (wins over afterEventId)"),
+  afterEventId: z.string().optional().describe("Events after this event id"),
+  limit: z.int().min(1).max(1000).optional().describe("Clamped; without it the whole rest or 413"),
+  waitMs: z.int().min(0).max(MAX_WAIT_MS).optional().describe("Long-poll while nothing is new"),
+  kinds: z.string().optional().describe("Comma-separated exact event kinds (D17)"),
+});
+
+const PAGE_RESPONSES = {
+  200: { description: "An event page", schema: eventPageSchema },
+  400: errorDoc("A bad query parameter"),
+  404: errorDoc("`session_not_found`"),
+  413: errorDoc("`event_response_too_large`: the rest passes 4 MiB without `limit`"),
+  503: errorDoc("`server_busy`: no room among the large pages being sent"),
+};
+
 /** `GET /events?sessionId=` and `GET /sessions/{id}/events` (C4.2, D8). */
 export function eventRoutes(deps: EventDeps): Route[] {
   return [
@@ -34,6 +53,10 @@ export function eventRoutes(deps: EventDeps): Route[] {
       method: "GET",
       path: "/events",
       summary: "An event page of a session (C4.2, D8)",
+      operationId: "readEvents",
+      tag: "events",
+      query: pageQuery.extend({ sessionId: z.string().min(1) }),
+      responses: PAGE_RESPONSES,
       handler: (ctx) => {
         const sessionId = ctx.url.searchParams.get("sessionId");
         if (!sessionId) {
@@ -46,6 +69,10 @@ export function eventRoutes(deps: EventDeps): Route[] {
       method: "GET",
       path: "/sessions/:id/events",
       summary: "An event page of a session, id in the path (C4.2, D8)",
+      operationId: "readSessionEvents",
+      tag: "events",
+      query: pageQuery,
+      responses: PAGE_RESPONSES,
       handler: (ctx) => readEvents(deps, ctx, ctx.params.id),
     },
   ];

@@ -1,21 +1,36 @@
 import { z } from "zod";
 import { API_PREFIX } from "./app.ts";
-import type { Route } from "./route.ts";
+import type { ResponseDoc, Route } from "./route.ts";
+import { actionFailureSchema, errorEnvelopeSchema } from "./schemas.ts";
 import { API_VERSION } from "../version.ts";
 
-const errorEnvelope = z.object({
-  error: z.object({
-    code: z.string(),
-    message: z.string(),
-    details: z.record(z.string(), z.unknown()),
-  }),
-});
+/** A schema in the document's dialect (JSON Schema 2020-12, OpenAPI 3.1's). */
+function toSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
+  const { $schema: _, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" });
+  return rest;
+}
+
+/** What any route may answer besides its own statuses (D6, D23, issue 13). */
+const GENERIC_RESPONSES: Record<string, string> = {
+  "403": "`forbidden` over TCP: a foreign Host or Origin (D14)",
+  "404": "`not_found`: no route for the path",
+  "405": "`method_not_allowed`, with `Allow`",
+  "500": "`internal_error`: an unexpected daemon error",
+};
+const BODY_RESPONSES: Record<string, string> = {
+  "413": "`payload_too_large`: a body over 1 MiB",
+  "415": "`unsupported_media_type`: a body that is not application/json",
+  "503": "`store_unavailable`: the store cannot record a change now",
+};
 
 /**
- * The OpenAPI 3.1 document of the route table: every route, its summary,
- * path parameters, request body (zod 4's JSON Schema of the same schema the
- * handler validates with) and the error envelope (C2.3). Outside the stable
- * subset (C9.6): it may change without a contract version bump.
+ * The OpenAPI 3.1 document of the route table (issue 15): for every route
+ * its operationId, tag, path and query parameters with their bounds, the
+ * request body (zod 4's JSON Schema of the same schema the handler
+ * validates with), and every status it answers with the exact body schema:
+ * records, pages, the error envelope, the action shapes, the special
+ * refusals. Outside the stable subset (C9.6): it may change without a
+ * contract version bump.
  */
 export function openApiDocument(
   routes: readonly Route[],
@@ -24,36 +39,22 @@ export function openApiDocument(
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const path = API_PREFIX + route.path.replace(/:(\w+)/g, "{$1}");
-    const parameters = [...route.path.matchAll(/:(\w+)/g)].map(([, name]) => ({
-      name,
-      in: "path",
-      required: true,
-      schema: { type: "string" },
-    }));
     paths[path] ??= {};
     paths[path][route.method.toLowerCase()] = {
+      operationId: route.operationId,
+      tags: [route.tag],
       summary: route.summary,
       ...(route.ownerOnly ? { description: "Owner-local IPC only: 403 forbidden over TCP." } : {}),
-      ...(parameters.length > 0 ? { parameters } : {}),
+      parameters: [...pathParameters(route), ...queryParameters(route)],
       ...(route.body
         ? {
           requestBody: {
-            required: true,
-            content: {
-              "application/json": {
-                schema: z.toJSONSchema(route.body, { io: "input", unrepresentable: "any" }),
-              },
-            },
+            required: route.method === "POST" && !isEmptyAllowed(route),
+            content: { "application/json": { schema: toSchema(route.body, "input") } },
           },
         }
         : {}),
-      responses: {
-        "2XX": { description: "Success", content: { "application/json": { schema: {} } } },
-        default: {
-          description: "The error envelope",
-          content: { "application/json": { schema: z.toJSONSchema(errorEnvelope) } },
-        },
-      },
+      responses: responses(route),
     };
   }
   return {
@@ -61,9 +62,79 @@ export function openApiDocument(
     info: {
       title: "svc daemon API",
       version: svcVersion,
-      description: `Contract ${API_VERSION} over HTTP/1.1 on $SVC_HOME/svc.sock (see docs/api.md).`,
+      description: `Contract ${API_VERSION} over HTTP/1.1 on the owner-only socket ` +
+        "$SVC_HOME/svc.sock (any Host; `curl --unix-socket`), or on the optional loopback TCP " +
+        "listener (`svc serve --tcp`), where only reads are allowed (D23). See docs/api.md.",
+      license: { name: "Proprietary", identifier: "LicenseRef-svc" },
     },
-    servers: [{ url: "http://localhost" }],
+    servers: [{
+      url: "http://{host}:{port}",
+      description: "The loopback TCP listener of `svc serve --tcp HOST:PORT` (read-only, D23); " +
+        "on the Unix socket any host answers",
+      variables: {
+        host: { default: "127.0.0.1", description: "A loopback address" },
+        port: { default: "3000", description: "The --tcp port" },
+      },
+    }],
+    security: [],
+    tags: [
+      { name: "system", description: "Handshake, capabilities, discovery, stop" },
+      { name: "sessions", description: "Launch, read, drive and end sessions" },
+      { name: "events", description: "Event pages by cursor" },
+      { name: "streams", description: "Server-Sent Events" },
+      { name: "actions", description: "The action router" },
+    ],
     paths,
   };
+}
+
+/** Kill takes an optional body: `{}` or nothing. */
+function isEmptyAllowed(route: Route): boolean {
+  return route.path.endsWith("/kill");
+}
+
+function pathParameters(route: Route) {
+  return [...route.path.matchAll(/:(\w+)/g)].map(([, name]) => ({
+    name,
+    in: "path",
+    required: true,
+    schema: { type: "string" },
+  }));
+}
+
+function queryParameters(route: Route) {
+  if (!route.query) return [];
+  return Object.entries(route.query.shape).map(([name, field]) => {
+    const { description, ...rest } = toSchema(field as z.ZodType, "input");
+    return {
+      name,
+      in: "query",
+      required: !(field as z.ZodType).safeParse(undefined).success,
+      ...(description ? { description } : {}),
+      schema: rest,
+    };
+  });
+}
+
+function responses(route: Route): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [status, doc] of Object.entries(route.responses)) out[status] = response(doc);
+  const generic = { ...GENERIC_RESPONSES, ...(route.method === "POST" ? BODY_RESPONSES : {}) };
+  if (route.ownerOnly) generic["403"] = "`forbidden`: this route needs the owner's socket (TCP)";
+  // The action router answers its own errors in the action failure shape (C4.1).
+  const schema = route.failureShape ? actionFailureSchema : errorEnvelopeSchema;
+  for (const [status, description] of Object.entries(generic)) {
+    out[status] ??= response({
+      description,
+      schema: status === "405" ? errorEnvelopeSchema : schema,
+    });
+  }
+  return out;
+}
+
+function response(doc: ResponseDoc): Record<string, unknown> {
+  if (!doc.schema) return { description: doc.description };
+  const type = doc.contentType ?? "application/json";
+  const schema = type === "text/event-stream" ? { type: "string" } : toSchema(doc.schema, "output");
+  return { description: doc.description, content: { [type]: { schema } } };
 }

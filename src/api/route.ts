@@ -10,6 +10,15 @@ export interface RouteContext {
   readonly peer: Peer;
 }
 
+/** One documented answer of a route (issue 15: the OpenAPI document is made from these). */
+export interface ResponseDoc {
+  readonly description: string;
+  /** The body's schema; absent for an empty body. */
+  readonly schema?: z.ZodType;
+  /** Default `application/json`. */
+  readonly contentType?: "application/json" | "text/event-stream";
+}
+
 /** One entry of the route table (routes are data, as in Deno's std/http). */
 export interface Route {
   readonly method: "GET" | "POST" | "DELETE";
@@ -17,6 +26,14 @@ export interface Route {
   readonly path: string;
   /** One line for people and for the OpenAPI document. */
   readonly summary: string;
+  /** The OpenAPI operationId, a stable name for generated clients. */
+  readonly operationId: string;
+  /** The OpenAPI tag (route family). */
+  readonly tag: "system" | "sessions" | "events" | "streams" | "actions";
+  /** The query parameters with their bounds (documentation; handlers parse them). */
+  readonly query?: z.ZodObject;
+  /** Every status the route itself answers, with its body (generic errors are added). */
+  readonly responses: Readonly<Record<number, ResponseDoc>>;
   /** The request body's schema, when the route takes one (documentation only). */
   readonly body?: z.ZodType;
   /** When set, a TCP peer gets 403 `forbidden` naming this, before the handler runs. */

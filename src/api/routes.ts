@@ -1,4 +1,5 @@
 import type { Route } from "./route.ts";
+import { z } from "zod";
 import { jsonResponse } from "./json.ts";
 import { openApiDocument } from "./openapi.ts";
 import { svcVersion } from "../version.ts";
@@ -37,6 +38,11 @@ export function buildRoutes(deps: RouteDeps): Route[] {
     method: "GET",
     path: "/openapi.json",
     summary: "This API as an OpenAPI 3.1 document (outside the stable subset)",
+    operationId: "getOpenApi",
+    tag: "system",
+    responses: {
+      200: { description: "The document", schema: z.record(z.string(), z.unknown()) },
+    },
     handler: () => jsonResponse(openApiDocument(routes, svcVersion())),
   });
   return routes;

@@ -1,4 +1,13 @@
 import { invalidRequest, sessionNotFound } from "../errors.ts";
+import { z } from "zod";
+import {
+  acceptedSchema,
+  contextAdmissionRefusalSchema,
+  errorDoc,
+  errorEnvelopeSchema,
+  sessionRecordSchema,
+  usageTotalsSchema,
+} from "./schemas.ts";
 import { jsonResponse } from "./json.ts";
 import { integerParam } from "./query.ts";
 import type { Route } from "./route.ts";
@@ -126,6 +135,16 @@ export function sessionRoutes(deps: SessionDeps): Route[] {
       method: "GET",
       path: "/sessions",
       summary: "Session records, newest first (D7)",
+      operationId: "listSessions",
+      tag: "sessions",
+      query: z.object({
+        status: z.enum(SESSION_STATUSES).optional(),
+        limit: z.int().min(1).max(1000).optional().describe("Clamped to 1-1000; default 100"),
+      }),
+      responses: {
+        200: { description: "Session records", schema: z.array(sessionRecordSchema) },
+        400: errorDoc("A bad `status` or a non-integer `limit`"),
+      },
       handler: ({ url }) => {
         const status = url.searchParams.get("status");
         if (status !== null && !SESSION_STATUSES.includes(status as SessionStatus)) {
@@ -143,6 +162,18 @@ export function sessionRoutes(deps: SessionDeps): Route[] {
       method: "POST",
       path: "/sessions",
       summary: "Launch a harness session (C4, D7)",
+      operationId: "launchSession",
+      tag: "sessions",
+      responses: {
+        201: { description: "The new session's record", schema: sessionRecordSchema },
+        400: errorDoc("`invalid_request` (schema, harness, paths) or `not_a_git_repository`"),
+        429: errorDoc("`too_many_sessions`: maxLiveSessions are running"),
+        500: errorDoc("`launch_failed` (the record exists, ended failed) or `worktree_failed`"),
+        503: {
+          description: "`context_admission_unavailable` (C4.3) or `store_unavailable`",
+          schema: z.union([contextAdmissionRefusalSchema, errorEnvelopeSchema]),
+        },
+      },
       ownerOnly: "Launching a session", // D23: TCP never executes anything.
       body: launchRequestSchema,
       handler: async ({ req }) => {
@@ -165,6 +196,16 @@ export function sessionRoutes(deps: SessionDeps): Route[] {
       method: "GET",
       path: "/usage",
       summary: "Usage totals of the sessions, by harness, routine or day (D22)",
+      operationId: "getUsage",
+      tag: "sessions",
+      query: z.object({
+        by: z.enum(USAGE_GROUPS).optional(),
+        since: z.string().optional().describe("YYYY-MM-DD (host zone) or an RFC 3339 instant"),
+      }),
+      responses: {
+        200: { description: "Totals per group and overall", schema: usageTotalsSchema },
+        400: errorDoc("A bad `by` or `since`"),
+      },
       handler: ({ url }) => {
         const by = url.searchParams.get("by") ?? "harness";
         if (!USAGE_GROUPS.includes(by as UsageGroup)) {
@@ -183,6 +224,12 @@ export function sessionRoutes(deps: SessionDeps): Route[] {
       method: "GET",
       path: "/sessions/:id",
       summary: "One session record (D7)",
+      operationId: "getSession",
+      tag: "sessions",
+      responses: {
+        200: { description: "The session record", schema: sessionRecordSchema },
+        404: errorDoc("`session_not_found`"),
+      },
       handler: ({ params }) => {
         const row = deps.sessions.get(params.id);
         if (!row) throw sessionNotFound(params.id);
@@ -193,6 +240,18 @@ export function sessionRoutes(deps: SessionDeps): Route[] {
       method: "POST",
       path: "/sessions/:id/input",
       summary: "The next user turn of a protocol session, or stdin of a raw one (D7, D16)",
+      operationId: "sendInput",
+      tag: "sessions",
+      responses: {
+        200: { description: "Accepted (and recorded)", schema: acceptedSchema },
+        400: errorDoc("`invalid_request`"),
+        404: errorDoc("`session_not_found`"),
+        409: errorDoc("`session_not_live`, `session_input_closed` or `session_input_backlogged`"),
+        503: {
+          description: "`context_admission_unavailable` (C4.3) or `store_unavailable`",
+          schema: z.union([contextAdmissionRefusalSchema, errorEnvelopeSchema]),
+        },
+      },
       ownerOnly: "Sending input to a session",
       body: inputRequestSchema,
       handler: async ({ req, params }) => {
@@ -206,6 +265,14 @@ export function sessionRoutes(deps: SessionDeps): Route[] {
       method: "POST",
       path: "/sessions/:id/interrupt",
       summary: "Cancel the current turn; the session stays live (D16)",
+      operationId: "interruptSession",
+      tag: "sessions",
+      responses: {
+        200: { description: "Interrupted", schema: acceptedSchema },
+        400: errorDoc("`invalid_request`: the body breaks the schema"),
+        404: errorDoc("`session_not_found`"),
+        409: errorDoc("`session_not_live`: the session is not running"),
+      },
       body: emptyRequestSchema,
       ownerOnly: "Interrupting a session",
       handler: async ({ req, params }) => {
@@ -218,6 +285,14 @@ export function sessionRoutes(deps: SessionDeps): Route[] {
       method: "POST",
       path: "/sessions/:id/close",
       summary: "End the conversation once the agent is idle (D16)",
+      operationId: "closeSession",
+      tag: "sessions",
+      responses: {
+        200: { description: "Closing", schema: acceptedSchema },
+        400: errorDoc("`invalid_request`: the body breaks the schema"),
+        404: errorDoc("`session_not_found`"),
+        409: errorDoc("`session_not_live`: the session is not running"),
+      },
       body: emptyRequestSchema,
       ownerOnly: "Closing a session",
       handler: async ({ req, params }) => {
@@ -230,6 +305,14 @@ export function sessionRoutes(deps: SessionDeps): Route[] {
       method: "POST",
       path: "/sessions/:id/kill",
       summary: "End a live session's process group (D7)",
+      operationId: "killSession",
+      tag: "sessions",
+      responses: {
+        200: { description: "Signalled", schema: acceptedSchema },
+        400: errorDoc("`invalid_request`: the body breaks the schema"),
+        404: errorDoc("`session_not_found`"),
+        409: errorDoc("`session_not_live`: the session is not running"),
+      },
       ownerOnly: "Killing a session",
       body: killRequestSchema,
       handler: async ({ req, params }) => {

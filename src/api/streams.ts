@@ -6,6 +6,14 @@ import type { DaemonFeed } from "../events/daemon_feed.ts";
 import { sessionEventStream } from "../events/session_stream.ts";
 import type { EventsStore } from "../store/events_store.ts";
 import type { SessionsStore } from "../store/sessions_store.ts";
+import { z } from "zod";
+import { errorDoc } from "./schemas.ts";
+
+/** The query of both session streams (D19); `Last-Event-ID` wins over `afterSeq`. */
+const streamQuery = z.object({
+  afterSeq: z.int().min(0).optional(),
+  kinds: z.string().optional().describe("Comma-separated exact event kinds (D17)"),
+});
 
 /** What the stream routes need. */
 export interface StreamDeps {
@@ -50,6 +58,19 @@ export function streamRoutes(deps: StreamDeps): Route[] {
       method: "GET",
       path: "/events/stream",
       summary: "A session's events as Server-Sent Events, sessionId in the query (D19)",
+      operationId: "followEvents",
+      query: streamQuery.extend({ sessionId: z.string().min(1) }),
+      tag: "streams",
+      responses: {
+        200: {
+          description: "Server-Sent Events (`id` = seq, `event` = kind, `data` = the event record)",
+          schema: z.string(),
+          contentType: "text/event-stream",
+        },
+        400: errorDoc("A bad query parameter"),
+        404: errorDoc("`session_not_found`"),
+        503: errorDoc("`too_many_streams`"),
+      },
       handler: (ctx) => {
         const sessionId = ctx.url.searchParams.get("sessionId");
         if (!sessionId) {
@@ -62,12 +83,35 @@ export function streamRoutes(deps: StreamDeps): Route[] {
       method: "GET",
       path: "/sessions/:id/events/stream",
       summary: "A session's events as Server-Sent Events (D19)",
+      operationId: "followSessionEvents",
+      query: streamQuery,
+      tag: "streams",
+      responses: {
+        200: {
+          description: "Server-Sent Events (`id` = seq, `event` = kind, `data` = the event record)",
+          schema: z.string(),
+          contentType: "text/event-stream",
+        },
+        400: errorDoc("A bad query parameter"),
+        404: errorDoc("`session_not_found`"),
+        503: errorDoc("`too_many_streams`"),
+      },
       handler: (ctx) => streamSession(deps, ctx, ctx.params.id, takeSlot),
     },
     {
       method: "GET",
       path: "/stream",
       summary: "The daemon-wide feed: sessions, approvals, automations, runs (D19)",
+      operationId: "followDaemon",
+      tag: "streams",
+      responses: {
+        200: {
+          description: "Server-Sent Events of what changes in the daemon (D19)",
+          schema: z.string(),
+          contentType: "text/event-stream",
+        },
+        503: errorDoc("`too_many_streams`"),
+      },
       handler: () => {
         const release = takeSlot();
         const body = deps.feed.subscribe({ stop: deps.stopping, onClose: release });

@@ -3,6 +3,13 @@ import { jsonResponse, jsonTextResponse } from "./json.ts";
 import type { Route } from "./route.ts";
 import { boundedText, parseInput } from "../validate.ts";
 import { ServiceError } from "../errors.ts";
+import {
+  capabilityRecordSchema,
+  errorDoc,
+  errorEnvelopeSchema,
+  healthSchema,
+  restrictedRefusalSchema,
+} from "./schemas.ts";
 import { readJsonBody } from "../policy/body.ts";
 import type { Clock } from "../clock.ts";
 import { isoTime } from "../clock.ts";
@@ -63,6 +70,9 @@ export function systemRoutes(deps: SystemDeps): Route[] {
       method: "GET",
       path: "/health",
       summary: "The handshake: health, contract version, capabilities (C2.5, D5)",
+      operationId: "getHealth",
+      tag: "system",
+      responses: { 200: { description: "The daemon's health", schema: healthSchema } },
       handler: ({ peer }) => {
         const store = deps.storeState();
         const uptime = Math.max(0, (deps.clock.now() - deps.startedAtMs) / 1000);
@@ -81,18 +91,43 @@ export function systemRoutes(deps: SystemDeps): Route[] {
       method: "GET",
       path: "/capabilities",
       summary: "Capability records (C2.4, D5)",
+      operationId: "getCapabilities",
+      tag: "system",
+      responses: {
+        200: {
+          description: "The capability records",
+          schema: z.object({ capabilities: z.array(capabilityRecordSchema) }),
+        },
+      },
       handler: () => jsonTextResponse(`{"capabilities":${deps.capabilitiesJson()}}`),
     },
     {
       method: "GET",
       path: "/api-version",
       summary: 'Legacy route-family diagnostic: {"version":"v1"}',
+      operationId: "getApiVersion",
+      tag: "system",
+      responses: {
+        200: { description: "The route family", schema: z.object({ version: z.literal("v1") }) },
+      },
       handler: () => jsonResponse({ version: "v1" }),
     },
     {
       method: "GET",
       path: "/session-policy",
       summary: "Inert session-policy discovery (D11)",
+      operationId: "getSessionPolicy",
+      tag: "system",
+      responses: {
+        200: {
+          description: "The session-policy contract, without enforcement",
+          schema: z.object({
+            contract: z.string(),
+            enforcement: z.literal("unavailable"),
+            supportedProfiles: z.array(z.string()),
+          }),
+        },
+      },
       handler: () =>
         jsonResponse({
           contract: SESSION_POLICY_CONTRACT,
@@ -104,6 +139,16 @@ export function systemRoutes(deps: SystemDeps): Route[] {
       method: "POST",
       path: "/sessions/restricted",
       summary: "Restricted launch: always refused, owner-local only (C4.4, D11)",
+      operationId: "launchRestrictedSession",
+      tag: "sessions",
+      responses: {
+        400: errorDoc("The request breaks the schema"),
+        409: {
+          description: "Always refused (C4.4), or `session_policy_expired` in the envelope",
+          schema: z.union([restrictedRefusalSchema, errorEnvelopeSchema]),
+        },
+        413: errorDoc("A body over 64 KiB"),
+      },
       body: restrictedLaunchSchema,
       ownerOnly: "Restricted launch",
       handler: async ({ req }) => {
@@ -128,6 +173,14 @@ export function systemRoutes(deps: SystemDeps): Route[] {
       method: "POST",
       path: "/shutdown",
       summary: "Graceful daemon stop (first-party, owner-local only)",
+      operationId: "shutdown",
+      tag: "system",
+      responses: {
+        202: {
+          description: "The stop has begun",
+          schema: z.object({ ok: z.literal(true), accepted: z.literal(true) }),
+        },
+      },
       ownerOnly: "Shutting the daemon down",
       handler: () => {
         deps.requestShutdown();

@@ -6,23 +6,29 @@ import type { Route } from "../../src/api/route.ts";
 import { createLogger, silentLogger } from "../../src/log.ts";
 import { tcpPeer, UNIX_PEER } from "../../src/policy/peer.ts";
 
+/** The documentation every route carries; these test routes need none of it. */
+const DOC = { operationId: "test", tag: "system", responses: {} } as const;
+
 const routes: Route[] = [
   {
     method: "GET",
     path: "/things/:id",
     summary: "test",
+    ...DOC,
     handler: ({ params }) => jsonResponse({ id: params.id }),
   },
   {
     method: "POST",
     path: "/things",
     summary: "test",
+    ...DOC,
     handler: () => jsonResponse({ made: true }, 201),
   },
   {
     method: "POST",
     path: "/owner",
     summary: "test",
+    ...DOC,
     ownerOnly: "Owner thing",
     handler: () => jsonResponse({}),
   },
@@ -30,6 +36,7 @@ const routes: Route[] = [
     method: "GET",
     path: "/boom",
     summary: "test",
+    ...DOC,
     handler: () => {
       throw new Error("secret stack detail");
     },
@@ -38,6 +45,7 @@ const routes: Route[] = [
     method: "GET",
     path: "/typed",
     summary: "test",
+    ...DOC,
     handler: () => {
       throw new ServiceError("session_not_found", 404, 'Session "x" does not exist', {
         sessionId: "x",

@@ -1,4 +1,5 @@
 /** A real `svc serve` process with the fixture harnesses, for tests of the client commands. */
+import { ContractClient } from "../helpers/contract.ts";
 import assert from "node:assert/strict";
 import { SvcClient } from "../../src/client/client.ts";
 import { fixtureHarnesses } from "../helpers/daemon.ts";
@@ -45,7 +46,7 @@ export async function startCliDaemon(): Promise<CliDaemon> {
   );
   const serve = await startServe(home);
   const project = await Deno.realPath(await tempHome());
-  const client = new SvcClient({ socketPath: `${home}/svc.sock` });
+  const client = new ContractClient({ socketPath: `${home}/svc.sock` });
   const svc = (args: string[]) => runSvc(args, { SVC_HOME: home });
   return {
     home,

@@ -1,3 +1,4 @@
+import { ContractClient } from "./contract.ts";
 import { type Daemon, type DaemonOptions, startDaemon } from "../../src/daemon.ts";
 import { SvcClient } from "../../src/client/client.ts";
 import { ConfigError } from "../../src/config/config_error.ts";
@@ -51,7 +52,7 @@ export async function startTestDaemon(
   }
   const daemon = await startDaemon({ prober: ABSOLUTE_ONLY, ...options, home });
   const socket = daemon.paths.socket;
-  const client = new SvcClient({ socketPath: socket });
+  const client = new ContractClient({ socketPath: socket });
   return {
     daemon,
     home,

@@ -337,12 +337,18 @@ const handler = createHandler([
     method: "GET",
     path: "/who",
     summary: "test",
+    operationId: "who",
+    tag: "system",
+    responses: {},
     handler: ({ peer }) => jsonResponse({ transport: peer.transport, owner: peer.owner }),
   },
   {
     method: "POST",
     path: "/echo",
     summary: "test",
+    operationId: "echo",
+    tag: "system",
+    responses: {},
     handler: async ({ req }) => jsonResponse({ got: await readJsonBody(req) }),
   },
 ], { instanceId: "pipe-test", log: silentLogger });

@@ -14,12 +14,18 @@ const handler = createHandler([
     method: "GET",
     path: "/who",
     summary: "test",
+    operationId: "test",
+    tag: "system",
+    responses: {},
     handler: ({ peer }) => jsonResponse({ transport: peer.transport }),
   },
   {
     method: "POST",
     path: "/echo",
     summary: "test",
+    operationId: "test",
+    tag: "system",
+    responses: {},
     handler: async ({ req }) => jsonResponse({ got: await readJsonBody(req) }),
   },
 ], { instanceId: "shim", log: silentLogger });
