@@ -1,0 +1,195 @@
+/**
+ * A client author's view (issue 15): openapi-typescript generates types from
+ * docs/openapi.json, a small program calls every route through openapi-fetch
+ * with them, `deno check` type-checks it (a wrong field or parameter fails),
+ * and it runs against a real daemon on its socket.
+ */
+import assert from "node:assert/strict";
+import openapiTS, { astToString } from "openapi-typescript";
+import { fixtureHarnesses } from "../helpers/daemon.ts";
+import { removeTree, tempHome } from "../helpers/home.ts";
+import { startServe } from "../helpers/process.ts";
+
+const AGENT = new URL("../fixtures/stream_json_agent.ts", import.meta.url).pathname;
+
+const PROGRAM = `
+import createClient from "npm:openapi-fetch@0.17.0";
+import type { paths } from "./schema.d.ts";
+
+const [socket, project] = Deno.args;
+const http = Deno.createHttpClient({ proxy: { transport: "unix", path: socket } });
+const client = createClient<paths>({
+  baseUrl: "http://localhost",
+  fetch: (request) => fetch(request, { client: http }),
+});
+const statuses: Record<string, number> = {};
+const note = (name: string, answer: { response: Response }) => {
+  statuses[name] = answer.response.status;
+};
+
+const health = await client.GET("/api/v1/health");
+const ok: boolean = health.data!.ok;
+const store: "ok" | "degraded" | "lost" = health.data!.store;
+note("getHealth", health);
+note("getCapabilities", await client.GET("/api/v1/capabilities"));
+note("getApiVersion", await client.GET("/api/v1/api-version"));
+note("getSessionPolicy", await client.GET("/api/v1/session-policy"));
+note("getOpenApi", await client.GET("/api/v1/openapi.json"));
+note("getUsage", await client.GET("/api/v1/usage", { params: { query: { by: "day" } } }));
+note("launchRestrictedSession", await client.POST("/api/v1/sessions/restricted", {
+  body: {
+    profile: "p",
+    harness: "fixture",
+    cwd: project,
+    policyDigest: "sha256:" + "0".repeat(64),
+    expiresAt: "2999-01-01T00:00:00Z",
+  },
+}));
+
+const launched = await client.POST("/api/v1/sessions", {
+  body: { projectRoot: project, harness: "fixture-stdin", prompt: "x", title: "typed" },
+});
+note("launchSession", launched);
+const id: string = launched.data!.id;
+const title: string = launched.data!.title;
+note("listSessions", await client.GET("/api/v1/sessions", { params: { query: { limit: 10 } } }));
+note("getSession", await client.GET("/api/v1/sessions/{id}", { params: { path: { id } } }));
+note("sendInput", await client.POST("/api/v1/sessions/{id}/input", {
+  params: { path: { id } },
+  body: { data: "hello\\n" },
+}));
+const page = await client.GET("/api/v1/sessions/{id}/events", {
+  params: { path: { id }, query: { afterSeq: 0, limit: 10, waitMs: 2000 } },
+});
+note("readSessionEvents", page);
+const seq: number = page.data!.events[0].seq;
+const cursor: number = page.data!.nextCursor.afterSeq;
+note("readEvents", await client.GET("/api/v1/events", {
+  params: { query: { sessionId: id, afterSeq: 0, kinds: "session.started" } },
+}));
+for (
+  const [name, answer] of [
+    ["followSessionEvents", await client.GET("/api/v1/sessions/{id}/events/stream", {
+      params: { path: { id } },
+      parseAs: "stream",
+    })],
+    ["followEvents", await client.GET("/api/v1/events/stream", {
+      params: { query: { sessionId: id } },
+      parseAs: "stream",
+    })],
+    ["followDaemon", await client.GET("/api/v1/stream", { parseAs: "stream" })],
+  ] as const
+) {
+  note(name, answer);
+  await answer.response.body?.cancel();
+}
+note("getArtifact", await client.GET("/api/v1/sessions/{sessionId}/artifacts/{artifactId}", {
+  params: { path: { sessionId: id, artifactId: "output" }, query: { raw: "1" } },
+}));
+// Each ending on a session of its own, so none races another's end.
+const conversation = await client.POST("/api/v1/sessions", {
+  body: { projectRoot: project, harness: "agent", prompt: "hang" },
+});
+note("interruptSession", await client.POST("/api/v1/sessions/{id}/interrupt", {
+  params: { path: { id: conversation.data!.id } },
+  body: {},
+}));
+note("closeSession", await client.POST("/api/v1/sessions/{id}/close", {
+  params: { path: { id } },
+  body: {},
+}));
+const sleeper = await client.POST("/api/v1/sessions", {
+  body: { projectRoot: project, harness: "fixture", prompt: "sleep 60000" },
+});
+note("killSession", await client.POST("/api/v1/sessions/{id}/kill", {
+  params: { path: { id: sleeper.data!.id } },
+  body: { signal: "SIGKILL" },
+}));
+const action = await client.POST("/api/v1/actions", {
+  body: { action: "svc.automations.list", limit: 5 },
+});
+note("runAction", action);
+const bad = await client.GET("/api/v1/sessions", {
+  // @ts-expect-error: the document bounds status to the session statuses.
+  params: { query: { status: "sleeping" } },
+});
+statuses.badStatus = bad.response.status;
+note("shutdown", await client.POST("/api/v1/shutdown"));
+console.log(JSON.stringify({ statuses, ok, store, title, seq, cursor }));
+`;
+
+Deno.test({
+  name: "a client generated by openapi-typescript type-checks and calls every route (issue 15)",
+  ignore: Deno.build.os === "windows",
+}, async () => {
+  const work = await Deno.makeTempDir({ prefix: "svc-typed-" });
+  const home = await tempHome();
+  const project = await Deno.realPath(await tempHome());
+  await Deno.writeTextFile(
+    `${home}/config.json`,
+    JSON.stringify({
+      harnesses: {
+        ...fixtureHarnesses(),
+        agent: { command: [Deno.execPath(), "run", "-A", AGENT], protocol: "claude" },
+      },
+      rawArtifacts: true,
+    }),
+  );
+  const serve = await startServe(home);
+  try {
+    const document = JSON.parse(
+      await Deno.readTextFile(new URL("../../docs/openapi.json", import.meta.url)),
+    );
+    await Deno.writeTextFile(`${work}/schema.d.ts`, astToString(await openapiTS(document)));
+    await Deno.writeTextFile(`${work}/program.ts`, PROGRAM);
+    const check = await new Deno.Command(Deno.execPath(), {
+      args: ["check", "--quiet", `${work}/program.ts`],
+      cwd: work,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.ok(check.success, new TextDecoder().decode(check.stderr));
+    const run = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", `${work}/program.ts`, `${home}/svc.sock`, project],
+      cwd: work,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.ok(run.success, new TextDecoder().decode(run.stderr));
+    const { statuses, ok, title, seq } = JSON.parse(new TextDecoder().decode(run.stdout));
+    assert.deepEqual(statuses, {
+      getHealth: 200,
+      getCapabilities: 200,
+      getApiVersion: 200,
+      getSessionPolicy: 200,
+      getOpenApi: 200,
+      getUsage: 200,
+      launchRestrictedSession: 409,
+      launchSession: 201,
+      listSessions: 200,
+      getSession: 200,
+      sendInput: 200,
+      readSessionEvents: 200,
+      readEvents: 200,
+      followSessionEvents: 200,
+      followEvents: 200,
+      followDaemon: 200,
+      getArtifact: 200,
+      interruptSession: 200,
+      closeSession: 200,
+      killSession: 200,
+      runAction: 200,
+      badStatus: 400,
+      shutdown: 202,
+    });
+    assert.equal(ok, true);
+    assert.equal(title, "typed");
+    assert.equal(seq, 1);
+    assert.equal((await serve.stop("SIGCONT")).code, 0, "shutdown stopped the daemon");
+  } finally {
+    await serve.stop();
+    await removeTree(work);
+    await removeTree(home);
+    await removeTree(project);
+  }
+});
