@@ -21,6 +21,7 @@ import { runOutcome } from "./automations/run_outcome.ts";
 import { deliverResult } from "./automations/delivery.ts";
 import { Inbox } from "./automations/inbox.ts";
 import { ResponseBudget } from "./api/response_budget.ts";
+import { MAX_PAGE_BYTES } from "./events/page.ts";
 import { resolveSvcVersion } from "./version.ts";
 import { ADAPTERS } from "./agents/adapters.ts";
 import type { ConversationTimeouts } from "./agents/conversation.ts";
@@ -318,7 +319,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         events: eventsStore,
         log: eventLog,
         stopping: stopping.signal,
-        budget: new ResponseBudget(RESPONSE_BUDGET_BYTES),
+        budget: new ResponseBudget(RESPONSE_BUDGET_BYTES, MAX_PAGE_BYTES),
       },
       streams: {
         sessions,
@@ -340,10 +341,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       storeLost: () => store.state() === "lost",
     });
 
+    const instanceHeader = { "svc-instance": instanceId };
     listeners.push(await local.listen(handler));
     if (options.tcp) {
       try {
-        listeners.push(listenTcp(options.tcp, handler));
+        listeners.push(listenTcp(options.tcp, handler, instanceHeader));
       } catch (error) {
         for (const listener of listeners) await listener.shutdown();
         throw new ConfigError(

@@ -126,31 +126,42 @@ async function readEvents(
       limit,
       ...(kinds === undefined ? {} : { examinedTo: deps.events.lastSeq(sessionId) }),
     });
-  // Issue 13: pages wait for room in the memory budget before they are built.
-  if (!await deps.budget.room(BUDGET_WAIT_MS)) {
-    throw new ServiceError(
-      "server_busy",
-      503,
-      "Too many large answers are being sent right now: retry shortly",
-      { retryAfterSeconds: 1 },
-    );
-  }
+  // Issue 13: each page reserves room in the memory budget before it is built (a waiting
+  // long-poll holds none).
+  const built = async () => {
+    const reservation = await deps.budget.reserve(BUDGET_WAIT_MS);
+    if (reservation === null) {
+      throw new ServiceError(
+        "server_busy",
+        503,
+        "Too many large answers are being sent right now: retry shortly",
+        { retryAfterSeconds: 1 },
+      );
+    }
+    try {
+      return { page: pageAt(), reservation };
+    } catch (error) {
+      reservation.release();
+      throw error;
+    }
+  };
   // Not req.signal: Deno aborts it on every completed response (legacy behaviour).
   const signal = deps.stopping;
   const deadline = Date.now() + waitMs;
-  let page = pageAt();
+  let { page, reservation } = await built();
   // Long-poll: wait for a commit on this session while it is live and nothing is new.
   while (page.count === 0 && Date.now() < deadline) {
     if (deps.sessions.get(sessionId)?.status !== "running") break;
+    reservation.release();
     const waited = await deps.log.waitForChange(sessionId, deadline - Date.now(), {
       signal,
       maxWaiters: MAX_WAITERS,
     });
+    ({ page, reservation } = await built());
     if (!waited || signal.aborted) break;
-    page = pageAt();
   }
   const init = { status: 200, headers: { "content-type": "application/json; charset=utf-8" } };
-  return page.body.length < BUDGETED_PAGE_BYTES
-    ? new Response(page.body, init)
-    : deps.budget.response(page.body, init);
+  if (page.body.length >= BUDGETED_PAGE_BYTES) return reservation.response(page.body, init);
+  reservation.release();
+  return new Response(page.body, init);
 }

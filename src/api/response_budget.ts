@@ -1,33 +1,38 @@
 /**
  * A bound on the bytes of large answers held in memory at once (issue 13:
- * 200 parallel 4 MiB page reads took the daemon to 1.3 GB). A page is
- * counted from when it is built until its last byte has been handed to the
- * connection (or the client went away); a request that would pass the
- * budget waits for room before it builds its page.
+ * 200 parallel 4 MiB page reads took the daemon to 1.3 GB). A read reserves
+ * the largest page it may build before building it, so parallel reads can
+ * never all pass the check together; once built, the reservation becomes the
+ * page's real size, held until its last byte has been handed to the
+ * connection (or the client went away).
  */
 export class ResponseBudget {
   readonly #limit: number;
+  readonly #reserveBytes: number;
   #inFlight = 0;
   #waiters: Array<() => void> = [];
 
-  constructor(limitBytes: number) {
+  /** `limitBytes` in all; each reservation takes `reserveBytes` until its page is built. */
+  constructor(limitBytes: number, reserveBytes: number) {
     this.#limit = limitBytes;
+    this.#reserveBytes = reserveBytes;
   }
 
-  /** Bytes of answers not yet fully sent. */
+  /** Bytes reserved or held by answers not yet fully sent. */
   get inFlight(): number {
     return this.#inFlight;
   }
 
   /**
-   * Resolves true when a new answer may be built: at once while under the
-   * budget, else when earlier ones have been sent; false after `timeoutMs`.
+   * A reservation for one answer: at once while there is room (checked and
+   * taken in one step), else when earlier answers have been sent; null
+   * after `timeoutMs`.
    */
-  async room(timeoutMs: number): Promise<boolean> {
+  async reserve(timeoutMs: number): Promise<Reservation | null> {
     const deadline = Date.now() + timeoutMs;
-    while (this.#inFlight >= this.#limit) {
+    while (this.#inFlight + this.#reserveBytes > this.#limit && this.#inFlight > 0) {
       const left = deadline - Date.now();
-      if (left <= 0) return false;
+      if (left <= 0) return null;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
         this.#waiters.push(() => {
@@ -36,32 +41,52 @@ export class ResponseBudget {
         });
       });
     }
-    return true;
+    this.#inFlight += this.#reserveBytes;
+    return new Reservation(this.#reserveBytes, (bytes) => this.#release(bytes));
   }
 
-  /** A response of `bytes` that count against the budget until sent. */
-  response(bytes: Uint8Array, init: ResponseInit): Response {
-    this.#inFlight += bytes.length;
-    let released = false;
-    const release = () => {
-      if (released) return;
-      released = true;
-      this.#inFlight -= bytes.length;
-      for (const wake of this.#waiters.splice(0)) wake();
-    };
+  #release(bytes: number): void {
+    this.#inFlight -= bytes;
+    for (const wake of this.#waiters.splice(0)) wake();
+  }
+}
+
+/** Room taken in a `ResponseBudget`, given back exactly once. */
+export class Reservation {
+  #held: number;
+  readonly #release: (bytes: number) => void;
+
+  constructor(held: number, release: (bytes: number) => void) {
+    this.#held = held;
+    this.#release = release;
+  }
+
+  /** Gives the room back (a small answer, or an error before any was built). */
+  release(): void {
+    if (this.#held === 0) return;
+    const held = this.#held;
+    this.#held = 0;
+    this.#release(held);
+  }
+
+  /** A response of `bytes` that holds exactly its size until sent, then gives it back. */
+  response(bytes: Uint8Array<ArrayBuffer>, init: ResponseInit): Response {
+    // The reservation becomes the page's real size.
+    this.#release(this.#held - bytes.length);
+    this.#held = bytes.length;
     let offset = 0;
     const body = new ReadableStream<Uint8Array>({
-      pull(controller) {
+      pull: (controller) => {
         if (offset >= bytes.length) {
           controller.close();
-          release();
+          this.release();
           return;
         }
         const end = Math.min(bytes.length, offset + CHUNK_BYTES);
         controller.enqueue(bytes.subarray(offset, end));
         offset = end;
       },
-      cancel: release,
+      cancel: () => this.release(),
     });
     return new Response(body, init);
   }

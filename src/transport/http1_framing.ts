@@ -21,6 +21,12 @@ export interface Http1Limits {
   readonly maxHeaderCount: number;
   /** `Content-Length` (413 beyond; D6's 1 MiB by default). */
   readonly maxBodyBytes: number;
+  /**
+   * Instead of answering 413 itself, hand a request whose body is too large
+   * to the handler without its body (its route refuses it in its own shape,
+   * as the action router does), then close the connection.
+   */
+  readonly skipOversizedBodies?: boolean;
 }
 
 /** The limits used when none are given (node:http's 16 KiB head, D6's 1 MiB body). */
@@ -36,6 +42,8 @@ export interface RequestHead {
   readonly method: string;
   /** Origin-form path and query, e.g. `/api/v1/health?x=1`. */
   readonly target: string;
+  /** The host and port an absolute-form target named (`GET http://h:p/x`); null for origin-form. */
+  readonly authority: string | null;
   readonly version: "1.0" | "1.1";
   /** Field lines in order, names as sent. */
   readonly headers: ReadonlyArray<readonly [string, string]>;
@@ -43,6 +51,8 @@ export interface RequestHead {
   /** Whether the client allows another request on this connection. */
   readonly keepAlive: boolean;
   readonly expectContinue: boolean;
+  /** The body was over `maxBodyBytes` and is not read (`skipOversizedBodies`). */
+  readonly bodySkipped?: boolean;
 }
 
 /** A complete request: its head and exactly `contentLength` body bytes. */
@@ -117,7 +127,7 @@ function parseLines(lines: string[], limits: Http1Limits): RequestHead {
   }
   const [method, rawTarget, rawVersion] = parts;
   const version = parseVersion(rawVersion);
-  const target = parseTarget(rawTarget);
+  const { target, authority } = parseTarget(rawTarget);
   if (fieldLines.length > limits.maxHeaderCount) {
     throw new FramingError(431, "headers_too_large", "Request has too many header fields", {
       limit: limits.maxHeaderCount,
@@ -136,7 +146,14 @@ function parseLines(lines: string[], limits: Http1Limits): RequestHead {
     }
     headers.push([match[1], value]);
   }
-  return { method, target, version, headers, ...fieldSemantics(headers, version, limits) };
+  return {
+    method,
+    target,
+    authority,
+    version,
+    headers,
+    ...fieldSemantics(headers, version, limits),
+  };
 }
 
 function parseVersion(raw: string): "1.0" | "1.1" {
@@ -148,13 +165,13 @@ function parseVersion(raw: string): "1.0" | "1.1" {
   return match[2] === "0" ? "1.0" : "1.1";
 }
 
-function parseTarget(raw: string): string {
+function parseTarget(raw: string): { target: string; authority: string | null } {
   if (!VISIBLE_ASCII.test(raw)) throw badRequest("Request target holds invalid characters");
-  if (raw.startsWith("/")) return raw;
+  if (raw.startsWith("/")) return { target: raw, authority: null };
   if (/^https?:\/\//i.test(raw)) {
     try {
       const url = new URL(raw);
-      return url.pathname + url.search;
+      return { target: url.pathname + url.search, authority: url.host };
     } catch {
       throw badRequest(`Request target "${raw.slice(0, 80)}" is not a valid URL`);
     }
@@ -166,7 +183,7 @@ function fieldSemantics(
   headers: ReadonlyArray<readonly [string, string]>,
   version: "1.0" | "1.1",
   limits: Http1Limits,
-): Pick<RequestHead, "contentLength" | "keepAlive" | "expectContinue"> {
+): Pick<RequestHead, "contentLength" | "keepAlive" | "expectContinue" | "bodySkipped"> {
   const values = (name: string) =>
     headers.filter(([key]) => key.toLowerCase() === name).map(([, value]) => value);
   const hosts = values("host");
@@ -194,6 +211,9 @@ function fieldSemantics(
       throw badRequest("Content-Length is not one non-negative integer");
     }
     contentLength = lengths[0].length > 15 ? Infinity : Number(lengths[0]);
+    if (contentLength > limits.maxBodyBytes && limits.skipOversizedBodies) {
+      return { contentLength, keepAlive: false, expectContinue: false, bodySkipped: true };
+    }
     if (contentLength > limits.maxBodyBytes) {
       throw new FramingError(
         413,
@@ -249,6 +269,12 @@ export class RequestReader {
     this.#head ??= parseRequestHead(this.#buffer, this.#limits);
     if (!this.#head) return null;
     const { head, headLength } = this.#head;
+    if (head.bodySkipped) {
+      // Nothing after the head is this connection's any more: it closes after the answer.
+      this.#buffer = new Uint8Array(0);
+      this.#head = null;
+      return { head, body: new Uint8Array(0) };
+    }
     const end = headLength + head.contentLength;
     if (this.#buffer.length < end) return null;
     const body = this.#buffer.slice(headLength, end);
@@ -347,7 +373,7 @@ export async function writeResponse(
   response: Response,
   request: { method: string; version: "1.0" | "1.1"; keepAlive: boolean },
   write: (bytes: Uint8Array) => Promise<void>,
-  options: { date?: string } = {},
+  options: { date?: string; clientGone?: Promise<void> } = {},
 ): Promise<boolean> {
   const status = response.status;
   const close = !request.keepAlive;
@@ -367,6 +393,8 @@ export async function writeResponse(
     return !close;
   }
   const reader = response.body.getReader();
+  // The client left: cancel the body, so its producer releases what it holds (a stream slot).
+  options.clientGone?.then(() => reader.cancel().catch(() => {}), () => {});
   const buffered: Uint8Array[] = [];
   let size = 0;
   let ended = false;
@@ -423,15 +451,34 @@ export interface ByteDuplex {
   cancelRead(): void;
 }
 
+/** How long a connection may take (issue 13: a 1-byte/s client was held forever). */
+export interface Http1Timeouts {
+  /** From a request's first byte to the end of its head (then 408 and close). */
+  readonly headerMs: number;
+  /** From the end of the head to the end of the body (then 408 and close). */
+  readonly bodyMs: number;
+  /** Between requests on a kept-alive connection (then it is closed). */
+  readonly idleMs: number;
+}
+
+/** 10 s for a head, 60 s for a body, 120 s idle (docs/operations.md). */
+export const DEFAULT_TIMEOUTS: Http1Timeouts = {
+  headerMs: 10_000,
+  bodyMs: 60_000,
+  idleMs: 120_000,
+};
+
 /** Options of `serveHttp1Connection`. */
 export interface ServeHttp1Options {
   limits?: Http1Limits;
-  /** A read that brings nothing for this long ends the connection (default 30 s). */
-  readTimeoutMs?: number;
+  /** Time bounds; a handler's own time (a long-poll, a stream) is not bounded here. */
+  timeouts?: Http1Timeouts;
   /** Checked between requests: when true the connection ends after the current response. */
   isStopping?: () => boolean;
   /** The `date` header's clock (default: the system clock). */
   now?: () => Date;
+  /** Fields every refusal of the framing itself carries (the daemon's `Svc-Instance`, D5). */
+  responseHeaders?: Record<string, string>;
 }
 
 /**
@@ -445,10 +492,15 @@ export async function serveHttp1Connection(
   options: ServeHttp1Options = {},
 ): Promise<void> {
   const reader = new RequestReader(options.limits ?? DEFAULT_LIMITS);
+  const timeouts = options.timeouts ?? DEFAULT_TIMEOUTS;
   const isStopping = options.isStopping ?? (() => false);
+  /** When the current request's first byte, and the end of its head, arrived. */
+  let headStartedAt: number | null = null;
+  let bodyStartedAt: number | null = null;
   const date = () => (options.now ?? (() => new Date()))().toUTCString();
   const buffer = new Uint8Array(64 * 1024);
   const write = (bytes: Uint8Array) => conn.write(bytes);
+  const extra = options.responseHeaders ?? {};
   let continued: RequestHead | null = null;
   try {
     for (;;) {
@@ -457,7 +509,8 @@ export async function serveHttp1Connection(
         parsed = reader.next();
       } catch (error) {
         if (!(error instanceof FramingError)) throw error;
-        await write(framingErrorResponse(error, date()));
+        await write(framingErrorResponse(error, date(), extra));
+        await drain(conn, buffer);
         return;
       }
       if (parsed === null) {
@@ -468,17 +521,58 @@ export async function serveHttp1Connection(
           await write(CONTINUE_RESPONSE);
           if (isStopping()) return;
         }
-        const count = await readWithTimeout(conn, buffer, options.readTimeoutMs ?? 30_000);
-        if (count === null) return;
+        const now = Date.now();
+        let stage: "idle" | "head" | "body" = "idle";
+        let waitMs = timeouts.idleMs;
+        if (pending !== null) {
+          stage = "body";
+          bodyStartedAt ??= now;
+          waitMs = bodyStartedAt + timeouts.bodyMs - now;
+        } else if (reader.buffered > 0) {
+          stage = "head";
+          headStartedAt ??= now;
+          waitMs = headStartedAt + timeouts.headerMs - now;
+        }
+        const count = await readWithTimeout(conn, buffer, Math.max(0, waitMs));
+        if (count === TIMED_OUT) {
+          // A request that stalls mid-way is told why; an idle connection just ends.
+          if (stage !== "idle") {
+            await write(framingErrorResponse(
+              new FramingError(
+                408,
+                "request_timeout",
+                `The request's ${stage} did not arrive within ${
+                  stage === "head" ? timeouts.headerMs : timeouts.bodyMs
+                } ms`,
+              ),
+              date(),
+              extra,
+            ));
+          }
+          return;
+        }
+        if (count === null) {
+          // The client ended its side mid-request: say so (it may still read), then close.
+          if (stage !== "idle") {
+            await write(framingErrorResponse(
+              badRequest(`The connection ended before the request's ${stage} was complete`),
+              date(),
+              extra,
+            ));
+          }
+          return;
+        }
         reader.push(buffer.subarray(0, count));
         continue;
       }
+      headStartedAt = null;
+      bodyStartedAt = null;
       const { head, body } = parsed;
       let request: Request;
       try {
         request = toRequest(head, body);
       } catch (error) {
-        await write(framingErrorResponse(badRequest((error as Error).message), date()));
+        await write(framingErrorResponse(badRequest((error as Error).message), date(), extra));
         return;
       }
       const response = await handler(request).catch(() =>
@@ -493,9 +587,18 @@ export async function serveHttp1Connection(
           { status: 500, headers: { "content-type": "application/json; charset=utf-8" } },
         )
       );
-      const keepAlive = head.keepAlive && !isStopping();
+      if (head.bodySkipped) {
+        await writeResponse(response, { ...head, keepAlive: false }, write, { date: date() });
+        await drain(conn, buffer);
+        return;
+      }
+      const streaming = isEventStream(response);
+      // A stream ends its connection (its reads below may have taken bytes of a next request).
+      const keepAlive = head.keepAlive && !isStopping() && !streaming;
       const reusable = await writeResponse(response, { ...head, keepAlive }, write, {
         date: date(),
+        // A stream that sends nothing for a while would not notice its client left without this.
+        clientGone: streaming ? clientGone(conn) : undefined,
       });
       if (!reusable || isStopping()) return;
     }
@@ -504,25 +607,66 @@ export async function serveHttp1Connection(
   }
 }
 
+/** Resolves when the client closes its side (a read returns end of stream); reads are dropped. */
+async function clientGone(conn: ByteDuplex): Promise<void> {
+  const scratch = new Uint8Array(4096);
+  while ((await conn.read(scratch)) !== null) { /* a stream takes no request bodies */ }
+}
+
+/**
+ * After a refusal, reads and drops what the client is still sending (at
+ * most 8 MiB, 2 s) before the close, so a client that sends its body after
+ * the head reads the refusal instead of a reset (a lingering close).
+ */
+async function drain(conn: ByteDuplex, buffer: Uint8Array): Promise<void> {
+  const deadline = Date.now() + 2000;
+  for (let total = 0; total < 8 * 1024 * 1024;) {
+    const count = await readWithTimeout(conn, buffer, Math.max(0, deadline - Date.now()));
+    if (count === null || count === TIMED_OUT) return;
+    total += count;
+  }
+}
+
+function isEventStream(response: Response): boolean {
+  return /^text\/event-stream\b/i.test(response.headers.get("content-type") ?? "");
+}
+
+const TIMED_OUT = Symbol("timed out");
+
+/** A read, or TIMED_OUT once `timeoutMs` passed (the pending read is cancelled). */
 async function readWithTimeout(
   conn: ByteDuplex,
   into: Uint8Array,
   timeoutMs: number,
-): Promise<number | null> {
-  const timer = setTimeout(() => conn.cancelRead(), timeoutMs);
+): Promise<number | null | typeof TIMED_OUT> {
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    conn.cancelRead();
+  }, timeoutMs);
   try {
-    return await conn.read(into);
+    const count = await conn.read(into);
+    return timedOut ? TIMED_OUT : count;
   } finally {
     clearTimeout(timer);
   }
 }
 
-/** The `Request` the handler sees: URL `http://localhost<target>`, the body only when there is one. */
+/**
+ * The `Request` the handler sees, the body only when there is one. Its URL
+ * is on the authority an absolute-form target named, else on the `Host`
+ * field (the TCP policy compares the two, D14/D23), else on `localhost`.
+ */
 export function toRequest(head: RequestHead, body: Uint8Array<ArrayBuffer>): Request {
   const headers = new Headers();
   for (const [name, value] of head.headers) headers.append(name, value);
   const bodyAllowed = head.method !== "GET" && head.method !== "HEAD";
-  return new Request(`http://localhost${head.target}`, {
+  const host = headers.get("host");
+  if (host !== null && !URL.canParse(`http://${host}/`)) {
+    throw new Error(`Host "${host.slice(0, 80)}" is not a valid authority`);
+  }
+  const authority = head.authority ?? host ?? "localhost";
+  return new Request(`http://${authority}${head.target}`, {
     method: head.method,
     headers,
     body: bodyAllowed && body.length > 0 ? body : null,
@@ -530,11 +674,18 @@ export function toRequest(head: RequestHead, body: Uint8Array<ArrayBuffer>): Req
 }
 
 /** The complete response (D6 envelope, `connection: close`) for a refused request. */
-export function framingErrorResponse(error: FramingError, date?: string): Uint8Array {
+export function framingErrorResponse(
+  error: FramingError,
+  date?: string,
+  extraHeaders: Record<string, string> = {},
+): Uint8Array {
   const body = encoder.encode(JSON.stringify({
     error: { code: error.code, message: error.message, details: error.details },
   }));
-  const headers = new Headers({ "content-type": "application/json; charset=utf-8" });
+  const headers = new Headers({
+    ...extraHeaders,
+    "content-type": "application/json; charset=utf-8",
+  });
   return concat([
     serializeResponseHead(error.status, headers, { kind: "length", length: body.length }, {
       close: true,

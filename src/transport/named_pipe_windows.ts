@@ -4,10 +4,11 @@ import { ConfigError } from "../config/config_error.ts";
 import { PIPE_PEER } from "../policy/peer.ts";
 import { MAX_BODY_BYTES } from "../policy/body.ts";
 import type { Listener } from "./listener.ts";
-import { internalError } from "./unix_socket.ts";
+import { internalError } from "./http1_server.ts";
 import {
   type ByteDuplex,
   DEFAULT_LIMITS,
+  DEFAULT_TIMEOUTS,
   FramingError,
   framingErrorResponse,
   serveHttp1Connection,
@@ -451,7 +452,9 @@ class PipeServer<Handle> {
         }
       }, {
         limits: { ...DEFAULT_LIMITS, maxBodyBytes: MAX_BODY_BYTES },
-        readTimeoutMs: this.#options.readTimeoutMs,
+        ...(this.#options.readTimeoutMs === undefined ? {} : {
+          timeouts: { ...DEFAULT_TIMEOUTS, idleMs: this.#options.readTimeoutMs },
+        }),
         isStopping: () => this.#stopping,
       });
     } finally {

@@ -4,7 +4,7 @@ import { Readable } from "node:stream";
 import type { Handler } from "../api/app.ts";
 import type { Peer } from "../policy/peer.ts";
 import type { Listener } from "./listener.ts";
-import { internalError } from "./unix_socket.ts";
+import { internalError } from "./http1_server.ts";
 
 /**
  * The named-pipe path of D15: a `node:http` server that converts each request

@@ -3,7 +3,7 @@ import { tcpPeer } from "../policy/peer.ts";
 import { isLoopbackHost, splitHostPort } from "../policy/loopback.ts";
 import { ConfigError } from "../config/config_error.ts";
 import type { Listener } from "./listener.ts";
-import { internalError } from "./unix_socket.ts";
+import { serveHttp1 } from "./http1_server.ts";
 
 /** A validated `--tcp` address. */
 export interface TcpAddress {
@@ -31,17 +31,22 @@ export function formatTcpAddress(address: TcpAddress): string {
   return `${host}:${address.port}`;
 }
 
-/** Serves `handler` on a loopback TCP address; its peers never act as the owner (C5.4). */
-export function listenTcp(address: TcpAddress, handler: Handler): Listener {
-  const server = Deno.serve(
-    { hostname: address.hostname, port: address.port, onListen: () => {}, onError: internalError },
-    (req) => handler(req, tcpPeer(address.hostname, address.port)),
-  );
+/**
+ * Serves `handler` on a loopback TCP address with svc's own HTTP/1.1 framing
+ * (http1_server.ts); its peers never act as the owner (C5.4, D23).
+ */
+export function listenTcp(
+  address: TcpAddress,
+  handler: Handler,
+  responseHeaders: Record<string, string> = {},
+): Listener {
+  const listener = Deno.listen({ hostname: address.hostname, port: address.port });
+  const server = serveHttp1(listener, handler, {
+    peer: tcpPeer(address.hostname, address.port),
+    responseHeaders,
+  });
   return {
     address: formatTcpAddress(address),
-    shutdown: async () => {
-      await server.shutdown();
-      await server.finished;
-    },
+    shutdown: () => server.shutdown(),
   };
 }

@@ -76,6 +76,10 @@ const DOCUMENTED_5XX = new Set([
   "internal_error",
   "launch_failed",
   "context_admission_unavailable",
+  "not_implemented", // A transfer coding the framing does not know (RFC 9112 §6.1).
+  "too_many_connections",
+  "store_unavailable",
+  "server_busy",
 ]);
 
 /**

@@ -297,7 +297,7 @@ Deno.test("framingErrorResponse() carries the D6 envelope and closes", () => {
   assert.deepEqual(body, { error: { code: "length_required", message: "No", details: {} } });
 });
 
-Deno.test("toRequest() builds a localhost URL and drops GET bodies", async () => {
+Deno.test("toRequest() builds the URL on Host (or an absolute target) and drops GET bodies", async () => {
   const reader = new RequestReader();
   reader.push(
     bytes(
@@ -306,11 +306,30 @@ Deno.test("toRequest() builds a localhost URL and drops GET bodies", async () =>
   );
   const parsed = reader.next()!;
   const request = toRequest(parsed.head, parsed.body);
-  assert.equal(request.url, "http://localhost/api/v1/echo?q=1");
+  assert.equal(request.url, "http://x/api/v1/echo?q=1");
   assert.equal(request.headers.get("content-type"), "application/json");
   assert.equal(await request.text(), "{}");
   const get = toRequest({ ...parsed.head, method: "GET" }, parsed.body);
   assert.equal(get.body, null);
+  const absolute = toRequest({ ...parsed.head, authority: "evil.example:80" }, parsed.body);
+  assert.equal(absolute.url, "http://evil.example/api/v1/echo?q=1");
+  const noHost = toRequest({ ...parsed.head, headers: [] }, parsed.body);
+  assert.equal(noHost.url, "http://localhost/api/v1/echo?q=1");
+  assert.throws(() => toRequest({ ...parsed.head, headers: [["Host", "a b"]] }, parsed.body));
+});
+
+Deno.test("RequestReader skips an oversized body when asked, so the route refuses it (issue 13)", () => {
+  const reader = new RequestReader({
+    ...DEFAULT_LIMITS,
+    maxBodyBytes: 10,
+    skipOversizedBodies: true,
+  });
+  reader.push(bytes("POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 50\r\n\r\n0123456789"));
+  const parsed = reader.next()!;
+  assert.equal(parsed.head.bodySkipped, true);
+  assert.equal(parsed.head.keepAlive, false);
+  assert.equal(parsed.body.length, 0);
+  assert.equal(reader.buffered, 0);
 });
 
 /** An in-memory connection: `incoming` chunks are read in order, then end of stream. */
@@ -397,11 +416,47 @@ Deno.test("serveHttp1Connection() turns a throwing handler into a 500 envelope",
   assert.doesNotMatch(conn.text, /secret stack/);
 });
 
-Deno.test("serveHttp1Connection() ends an idle connection after the read timeout", async () => {
+const SHORT = { headerMs: 30, bodyMs: 30, idleMs: 20 };
+
+Deno.test("serveHttp1Connection() ends an idle connection after the idle timeout, silently", async () => {
   const conn = new FakeDuplex(["GET / HTTP/1.1\r\nHost: x\r\n\r\n", "pause"]);
-  await serveHttp1Connection(conn, echoHandler, { readTimeoutMs: 20 });
+  await serveHttp1Connection(conn, echoHandler, { timeouts: SHORT });
   assert.equal(conn.cancelled, 1);
   assert.match(conn.text, /^HTTP\/1\.1 200 OK/);
+  assert.doesNotMatch(conn.text, /408/);
+});
+
+Deno.test("serveHttp1Connection() answers 408 to a head or body that stalls (issue 13)", async () => {
+  const head = new FakeDuplex(["GET / HTTP/1.1\r\nHo", "pause"]);
+  await serveHttp1Connection(head, echoHandler, { timeouts: SHORT });
+  assert.match(head.text, /^HTTP\/1\.1 408 Request Timeout/);
+  assert.match(head.text, /"code":"request_timeout"/);
+  assert.match(head.text, /head did not arrive within 30 ms/);
+  const body = new FakeDuplex([
+    "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 9\r\n\r\nabc",
+    "pause",
+  ]);
+  await serveHttp1Connection(body, echoHandler, { timeouts: SHORT });
+  assert.match(body.text, /^HTTP\/1\.1 408 Request Timeout/);
+  assert.match(body.text, /body did not arrive within 30 ms/);
+});
+
+Deno.test("serveHttp1Connection() bounds a head by its total time, not per read (slowloris)", async () => {
+  // One byte every 10 ms never lets a single read time out; the head's deadline still holds.
+  const drip = Array.from("GET / HTTP/1.1\r\nHost: x\r\nX-Slow: " + "a".repeat(200), (c) => c);
+  const conn = new FakeDuplex(drip);
+  const slowed: ByteDuplex = {
+    read: async (into) => {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      return conn.read(into);
+    },
+    write: (bytes) => conn.write(bytes),
+    cancelRead: () => conn.cancelRead(),
+  };
+  const started = Date.now();
+  await serveHttp1Connection(slowed, echoHandler, { timeouts: { ...SHORT, headerMs: 100 } });
+  assert.ok(Date.now() - started < 1000, "the drip was cut");
+  assert.match(conn.text, /^HTTP\/1\.1 408 Request Timeout/);
 });
 
 Deno.test("serveHttp1Connection() closes after the current response when stopping", async () => {
