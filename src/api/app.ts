@@ -126,17 +126,17 @@ function dispatch(
   storeLost: () => boolean,
 ): Response | Promise<Response> {
   checkTcpHeaders(req, peer);
-  const url = requestUrl(req);
+  const target = requestTarget(req.url);
   // HEAD is GET without the body (RFC 9110 §9.3.2).
   const head = req.method === "HEAD";
-  const found = table.match(head ? "GET" : req.method, url.pathname);
+  const found = table.match(head ? "GET" : req.method, target.pathname);
   if (found.route === null) {
     if (found.allowed.length > 0) {
       const response = errorResponse(
         new ServiceError(
           "method_not_allowed",
           405,
-          `Method ${req.method} is not allowed on "${url.pathname}": use ${
+          `Method ${req.method} is not allowed on "${target.pathname}": use ${
             found.allowed.join(", ")
           }`,
         ),
@@ -145,13 +145,13 @@ function dispatch(
       response.headers.set("allow", found.allowed.join(", "));
       return response;
     }
-    throw new ServiceError("not_found", 404, `No route for "${url.pathname}"`);
+    throw new ServiceError("not_found", 404, `No route for "${target.pathname}"`);
   }
   if (head) {
-    const answer = dispatchRoute(found, req, url, peer, log, storeLost);
+    const answer = dispatchRoute(found, req, target.href, peer, log, storeLost);
     return answer instanceof Promise ? answer.then(withoutBody) : withoutBody(answer);
   }
-  return dispatchRoute(found, req, url, peer, log, storeLost);
+  return dispatchRoute(found, req, target.href, peer, log, storeLost);
 }
 
 /** A HEAD answer: the GET answer's status and headers; its body (a stream too) is cancelled. */
@@ -163,7 +163,7 @@ function withoutBody(response: Response): Response {
 function dispatchRoute(
   found: { route: Route; params: Record<string, string> },
   req: Request,
-  url: URL,
+  href: string,
   peer: Peer,
   log: Logger,
   storeLost: () => boolean,
@@ -176,8 +176,18 @@ function dispatchRoute(
   try {
     if (route.ownerOnly) requireOwner(peer, route.ownerOnly);
     if (route.method !== "GET" && storeLost()) throw storeUnavailable();
-    checkBodyHeaders(req);
-    const result = route.handler({ req, url, params, peer });
+    // Body rules concern requests with bodies; a GET's body is never read.
+    if (route.method !== "GET") checkBodyHeaders(req);
+    // The URL object only for handlers that read the query (/health does not: issue 14).
+    let url: URL | undefined;
+    const result = route.handler({
+      req,
+      get url() {
+        return url ??= new URL(href);
+      },
+      params,
+      peer,
+    });
     return result instanceof Promise ? result.catch(reshape) : result;
   } catch (error) {
     return reshape(error);
@@ -185,9 +195,19 @@ function dispatchRoute(
 }
 
 /** The request's URL; a Host that makes no URL is the client's error, not ours. */
-function requestUrl(req: Request): URL {
+/**
+ * The path of `http://host/path?query` without building a URL (issue 14:
+ * URL parsing was the largest cost of a /health answer), the host checked
+ * by the characters an authority may hold. An invalid one is 400.
+ */
+function requestTarget(href: string): { href: string; pathname: string } {
+  const match = /^https?:\/\/([^/?#]*)([^?#]*)/.exec(href);
+  if (match && AUTHORITY.test(match[1]) && PLAIN_PATH.test(match[2])) {
+    return { href, pathname: match[2] === "" ? "/" : match[2] };
+  }
+  // Dot segments, escapes or anything unusual: the URL parser's normalized path.
   try {
-    return new URL(req.url);
+    return { href, pathname: new URL(href).pathname };
   } catch {
     throw new ServiceError(
       "invalid_request",
@@ -196,6 +216,12 @@ function requestUrl(req: Request): URL {
     );
   }
 }
+
+/** A path the URL parser would leave as it is: no dot segments, escapes or odd characters. */
+const PLAIN_PATH = /^(\/[A-Za-z0-9_~-][A-Za-z0-9_~.-]*)*\/?$/;
+
+/** Characters of a URL authority (RFC 3986 §3.2), for the check above. */
+const AUTHORITY = /^[A-Za-z0-9._~%!$&'()*+,;=:@\[\]-]+$/;
 
 function decodePathSegment(value: string): string {
   try {
