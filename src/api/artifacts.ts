@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { ServiceError, sessionNotFound } from "../errors.ts";
 import { jsonResponse } from "./json.ts";
 import { integerParam } from "./query.ts";
+import { readRange } from "../file_range.ts";
 import { z } from "zod";
 import { artifactSchema, errorDoc } from "./schemas.ts";
 import type { Route } from "./route.ts";
@@ -21,19 +22,6 @@ const ARTIFACT_IDS = new Set(["output"]);
 const MAX_ARTIFACT_BYTES = 2 * 1024 * 1024;
 /** The `data` string as JSON may take this much, leaving room for the wrapper in 4 MiB. */
 const MAX_DATA_JSON_BYTES = MAX_PAGE_BYTES - 4096;
-
-/** Up to `length` bytes of `file` from `offset`. */
-async function readRange(file: Deno.FsFile, offset: number, length: number): Promise<Uint8Array> {
-  await file.seek(offset, Deno.SeekMode.Start);
-  const buffer = new Uint8Array(length);
-  let filled = 0;
-  while (filled < length) {
-    const read = await file.read(buffer.subarray(filled));
-    if (read === null) break;
-    filled += read;
-  }
-  return buffer.subarray(0, filled);
-}
 
 /**
  * The longest prefix of `bytes` whose text, JSON-encoded, fits `budget`

@@ -9,6 +9,18 @@ import type { SessionsStore } from "../store/sessions_store.ts";
 import { z } from "zod";
 import { errorDoc } from "./schemas.ts";
 
+/** What both session streams answer (D19). */
+const SESSION_STREAM_RESPONSES = {
+  200: {
+    description: "Server-Sent Events (`id` = seq, `event` = kind, `data` = the event record)",
+    schema: z.string(),
+    contentType: "text/event-stream" as const,
+  },
+  400: errorDoc("A bad query parameter"),
+  404: errorDoc("`session_not_found`"),
+  503: errorDoc("`too_many_streams`"),
+};
+
 /** The query of both session streams (D19); `Last-Event-ID` wins over `afterSeq`. */
 const streamQuery = z.object({
   afterSeq: z.int().min(0).optional(),
@@ -61,16 +73,7 @@ export function streamRoutes(deps: StreamDeps): Route[] {
       operationId: "followEvents",
       query: streamQuery.extend({ sessionId: z.string().min(1) }),
       tag: "streams",
-      responses: {
-        200: {
-          description: "Server-Sent Events (`id` = seq, `event` = kind, `data` = the event record)",
-          schema: z.string(),
-          contentType: "text/event-stream",
-        },
-        400: errorDoc("A bad query parameter"),
-        404: errorDoc("`session_not_found`"),
-        503: errorDoc("`too_many_streams`"),
-      },
+      responses: SESSION_STREAM_RESPONSES,
       handler: (ctx) => {
         const sessionId = ctx.url.searchParams.get("sessionId");
         if (!sessionId) {
@@ -86,16 +89,7 @@ export function streamRoutes(deps: StreamDeps): Route[] {
       operationId: "followSessionEvents",
       query: streamQuery,
       tag: "streams",
-      responses: {
-        200: {
-          description: "Server-Sent Events (`id` = seq, `event` = kind, `data` = the event record)",
-          schema: z.string(),
-          contentType: "text/event-stream",
-        },
-        400: errorDoc("A bad query parameter"),
-        404: errorDoc("`session_not_found`"),
-        503: errorDoc("`too_many_streams`"),
-      },
+      responses: SESSION_STREAM_RESPONSES,
       handler: (ctx) => streamSession(deps, ctx, ctx.params.id, takeSlot),
     },
     {

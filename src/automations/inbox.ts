@@ -1,4 +1,5 @@
 import { ServiceError } from "../errors.ts";
+import { readRange } from "../file_range.ts";
 import { type Clock, isoTime } from "../clock.ts";
 import { type RunRecord, runRecord, type RunsStore } from "../store/runs_store.ts";
 
@@ -59,7 +60,7 @@ export class Inbox {
         { runId },
       );
     }
-    const markdown = await readBounded(delivery.path).catch((error) => {
+    const markdown = await readResult(delivery.path).catch((error) => {
       throw new ServiceError(
         "result_not_found",
         404,
@@ -78,18 +79,7 @@ export class Inbox {
   }
 }
 
-async function readBounded(path: string): Promise<string> {
-  const file = await Deno.open(path, { read: true });
-  try {
-    const buffer = new Uint8Array(MAX_RESULT_BYTES);
-    let length = 0;
-    while (length < buffer.length) {
-      const read = await file.read(buffer.subarray(length));
-      if (read === null) break;
-      length += read;
-    }
-    return new TextDecoder().decode(buffer.subarray(0, length));
-  } finally {
-    file.close();
-  }
+async function readResult(path: string): Promise<string> {
+  using file = await Deno.open(path, { read: true });
+  return new TextDecoder().decode(await readRange(file, 0, MAX_RESULT_BYTES));
 }

@@ -3,6 +3,7 @@ import { parseCommandArgs } from "./args.ts";
 import { bold, dim, red, useColor } from "./color.ts";
 import { type Command, EXIT, type Io } from "./command.ts";
 import { integerOption } from "./events.ts";
+import { readRange } from "../file_range.ts";
 
 /** Lines printed without `--lines`. */
 const DEFAULT_LINES = 50;
@@ -204,18 +205,6 @@ export function colorLogLines(text: string): string {
     (_line, time: string, level: string) =>
       `${dim(time)} ${level === "ERROR" ? red(level) : level === "WARN" ? bold(level) : level} `,
   );
-}
-
-async function readRange(file: Deno.FsFile, start: number, length: number): Promise<Uint8Array> {
-  await file.seek(start, Deno.SeekMode.Start);
-  const buffer = new Uint8Array(length);
-  let filled = 0;
-  while (filled < length) {
-    const read = await file.read(buffer.subarray(filled));
-    if (read === null) break;
-    filled += read;
-  }
-  return buffer.subarray(0, filled);
 }
 
 function decodeAll(chunks: Uint8Array[]): string {

@@ -6,6 +6,7 @@ import { waitForEnd } from "../helpers/daemon.ts";
 import { git, gitRepository } from "../helpers/git.ts";
 import { removeTree } from "../helpers/home.ts";
 import { startCliDaemon } from "./cli_daemon.ts";
+import { routineDefinition } from "../helpers/routine.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = Record<string, any>;
@@ -16,22 +17,13 @@ Deno.test("svc inbox lists, shows and reads results; svc worktrees lists and pru
   try {
     await d.client.post("/actions", {
       action: "svc.automations.create",
-      definition: {
-        schemaVersion: 1,
-        id: "edit",
+      definition: routineDefinition("edit", {
         name: "Edit things",
-        status: "PAUSED",
-        rrule: "FREQ=DAILY;BYHOUR=3",
-        timezone: "utc",
-        misfire: "latest",
-        overlap: "forbid",
-        timeoutMinutes: 5,
-        runtime: "fixture",
         prompt: "write a.txt edited; out Edited a.txt; exit 0",
         cwd: repo,
         isolation: "worktree",
         outputTarget: { kind: "inbox" },
-      },
+      }),
     });
     const run = (await d.client.post<Json>("/actions", {
       action: "svc.automations.run",

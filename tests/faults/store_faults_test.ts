@@ -36,6 +36,7 @@ import {
   tmpfsHome,
   unmount,
 } from "./disk.ts";
+import { routineDefinition } from "../helpers/routine.ts";
 
 const FLOOD_LINES = 30_000;
 
@@ -83,19 +84,10 @@ async function assertDegraded(rig: FaultRig, sessionId: string): Promise<void> {
   // Every mutation, actions included (a routine write hits the full disk: SQLITE_FULL).
   const created = await rig.client.post<Json>("/actions", {
     action: "svc.automations.create",
-    definition: {
-      schemaVersion: 1,
-      id: `during-${Date.now()}`,
+    definition: routineDefinition(`during-${Date.now()}`, {
       name: "During the fault",
-      status: "PAUSED",
-      rrule: "FREQ=DAILY;BYHOUR=3",
-      timezone: "utc",
-      misfire: "latest",
-      overlap: "forbid",
-      timeoutMinutes: 5,
-      runtime: "fixture",
       prompt: "x".repeat(200_000),
-    },
+    }),
   });
   assert.equal(created.status, 503, JSON.stringify(created.body).slice(0, 300));
   assert.equal(created.body.error.code, "store_unavailable");

@@ -2,25 +2,13 @@
 import assert from "node:assert/strict";
 import { startTestDaemon } from "../helpers/daemon.ts";
 import { allRoutines } from "../../src/cli/all_routines.ts";
+import { routineDefinition } from "../helpers/routine.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = Record<string, any>;
 
 function definition(id: string, prompt = "p"): Json {
-  return {
-    schemaVersion: 1,
-    id,
-    name: id,
-    status: "PAUSED",
-    rrule: "FREQ=DAILY;BYHOUR=3",
-    timezone: "utc",
-    misfire: "latest",
-    overlap: "forbid",
-    timeoutMinutes: 5,
-    runtime: "claude",
-    prompt,
-    cwd: "/tmp",
-  };
+  return routineDefinition(id, { runtime: "claude", prompt, cwd: "/tmp" });
 }
 
 Deno.test("svc.automations.list pages by id with a cursor; the payload only counts", async () => {

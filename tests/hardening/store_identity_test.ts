@@ -9,6 +9,7 @@ import { ConfigError } from "../../src/config/config_error.ts";
 import { restartTestDaemon, startTestDaemon } from "../helpers/daemon.ts";
 import { removeTree, tempHome } from "../helpers/home.ts";
 import { runSvc } from "../helpers/process.ts";
+import { routineDefinition } from "../helpers/routine.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = Record<string, any>;
@@ -19,19 +20,7 @@ async function usedHome(): Promise<{ home: string; id: string }> {
   await using t = await startTestDaemon({ home, scheduler: false });
   await t.client.post("/actions", {
     action: "svc.automations.create",
-    definition: {
-      schemaVersion: 1,
-      id: "kept",
-      name: "Kept",
-      status: "PAUSED",
-      rrule: "FREQ=DAILY;BYHOUR=3",
-      timezone: "utc",
-      misfire: "latest",
-      overlap: "forbid",
-      timeoutMinutes: 5,
-      runtime: "claude",
-      prompt: "p",
-    },
+    definition: routineDefinition("kept", { name: "Kept", runtime: "claude", prompt: "p" }),
   });
   const id = (await Deno.readTextFile(`${home}/svc.db.id`)).trim();
   assert.match(id, /^[0-9a-f-]{36}$/);

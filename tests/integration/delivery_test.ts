@@ -12,27 +12,20 @@ import {
   waitForEnd,
 } from "../helpers/daemon.ts";
 import { removeTree, tempHome } from "../helpers/home.ts";
+import { routineDefinition } from "../helpers/routine.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = Record<string, any>;
 
 function routine(id: string, prompt: string, cwd: string, extra: Json = {}): Json {
-  return {
-    schemaVersion: 1,
-    id,
+  return routineDefinition(id, {
     name: `Routine ${id}`,
-    status: "PAUSED",
-    rrule: "FREQ=DAILY;BYHOUR=3",
-    timezone: "utc",
-    misfire: "latest",
-    overlap: "forbid",
     timeoutMinutes: 1,
-    runtime: "fixture",
     prompt,
     cwd,
     outputTarget: { kind: "inbox" },
     ...extra,
-  };
+  });
 }
 
 async function act(t: TestDaemon, action: string, fields: Json = {}) {

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { startTestDaemon, type TestDaemon, waitForEnd } from "../helpers/daemon.ts";
 import { fixtureHarnesses } from "../helpers/daemon.ts";
 import { removeTree, tempHome } from "../helpers/home.ts";
+import { routineDefinition } from "../helpers/routine.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = Record<string, any>;
@@ -39,20 +40,12 @@ Deno.test("svc usage totals equal the sum of the sessions' usage, by harness, ro
     await launch(t, project, "fixture", "out raw; exit 0");
     await t.client.post("/actions", {
       action: "svc.automations.create",
-      definition: {
-        schemaVersion: 1,
-        id: "daily",
+      definition: routineDefinition("daily", {
         name: "Daily",
-        status: "PAUSED",
-        rrule: "FREQ=DAILY;BYHOUR=3",
-        timezone: "utc",
-        misfire: "latest",
-        overlap: "forbid",
-        timeoutMinutes: 5,
         runtime: "agent",
         prompt: "routine turn",
         cwd: project,
-      },
+      }),
     });
     const started = (await t.client.post<Json>("/actions", {
       action: "svc.automations.run",

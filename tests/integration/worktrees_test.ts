@@ -15,28 +15,14 @@ import { removeTree, tempHome } from "../helpers/home.ts";
 import { git, gitRepository } from "../helpers/git.ts";
 import { startServe } from "../helpers/process.ts";
 import { SvcClient } from "../../src/client/client.ts";
+import { routineDefinition } from "../helpers/routine.ts";
 
 type Json = Record<string, unknown>;
 // deno-lint-ignore no-explicit-any
 type AnyJson = Record<string, any>;
 
 function routine(id: string, cwd: string, prompt: string, extra: Json = {}): Json {
-  return {
-    schemaVersion: 1,
-    id,
-    name: id,
-    status: "PAUSED",
-    rrule: "FREQ=DAILY;BYHOUR=3",
-    timezone: "utc",
-    misfire: "latest",
-    overlap: "forbid",
-    timeoutMinutes: 5,
-    runtime: "fixture",
-    prompt,
-    cwd,
-    isolation: "worktree",
-    ...extra,
-  };
+  return routineDefinition(id, { prompt, cwd, isolation: "worktree", ...extra });
 }
 
 async function act(t: TestDaemon, action: string, fields: Json = {}): Promise<AnyJson> {

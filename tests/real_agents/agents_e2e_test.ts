@@ -14,6 +14,7 @@ import { requireAgent, runAgentTests } from "./agents_gate.ts";
 import { conversationTexts, type RecordedRequest } from "./fake_provider.ts";
 import { git, gitRepository } from "../helpers/git.ts";
 import { removeTree } from "../helpers/home.ts";
+import { routineDefinition } from "../helpers/routine.ts";
 
 type Json = Record<string, unknown>;
 
@@ -179,21 +180,13 @@ async function turnTimeout(d: AgentDaemon): Promise<void> {
 async function routineRun(d: AgentDaemon, model: string | null): Promise<void> {
   d.provider.script([{ text: "routine done" }]);
   const created = await d.act("svc.automations.create", {
-    definition: {
-      schemaVersion: 1,
-      id: `check-${d.harness}`,
+    definition: routineDefinition(`check-${d.harness}`, {
       name: "Check",
-      status: "PAUSED",
-      rrule: "FREQ=DAILY;BYHOUR=3",
-      timezone: "utc",
-      misfire: "latest",
-      overlap: "forbid",
-      timeoutMinutes: 5,
       runtime: d.harness,
       prompt: "report",
       cwd: d.project,
       ...(model ? { model } : {}),
-    },
+    }),
   });
   assert.equal(created.ok, true, JSON.stringify(created));
   const run = await d.act("svc.automations.run", { id: `check-${d.harness}` });
@@ -224,16 +217,8 @@ async function worktreeRun(d: AgentDaemon, cli: Harness, model: string | null): 
     d.provider.script([{ toolCall: SHELL_TOOL_CALLS[cli] }, { text: "worktree done" }]);
     const id = `isolated-${d.harness}`;
     const created = await d.act("svc.automations.create", {
-      definition: {
-        schemaVersion: 1,
-        id,
+      definition: routineDefinition(id, {
         name: "Isolated",
-        status: "PAUSED",
-        rrule: "FREQ=DAILY;BYHOUR=3",
-        timezone: "utc",
-        misfire: "latest",
-        overlap: "forbid",
-        timeoutMinutes: 5,
         runtime: d.harness,
         prompt: "create a file",
         cwd: repo,
@@ -241,7 +226,7 @@ async function worktreeRun(d: AgentDaemon, cli: Harness, model: string | null): 
         isolation: "worktree",
         outputTarget: { kind: "inbox" },
         ...(model ? { model } : {}),
-      },
+      }),
     });
     assert.equal(created.ok, true, JSON.stringify(created));
     const run = (await d.act("svc.automations.run", { id })).result as Json;
