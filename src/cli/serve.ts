@@ -1,4 +1,4 @@
-import { startDaemon } from "../daemon.ts";
+import { type Daemon, startDaemon } from "../daemon.ts";
 import { resolveHome } from "../config/home.ts";
 import { parseTcpAddress } from "../transport/tcp_loopback.ts";
 import { parseCommandArgs } from "./args.ts";
@@ -23,23 +23,32 @@ Options:
       "project-root": { type: "string", multiple: true },
     });
     const tcp = values.tcp === undefined ? null : parseTcpAddress(values.tcp);
-    const daemon = await startDaemon({
-      home: resolveHome(values.home, io.env),
-      tcp,
-      projectRoots: values["project-root"],
-      logToStderr: true,
-    });
-    if (tcp !== null) {
-      // D23: say plainly what the listener shares.
-      io.err(
-        `svc: TCP ${values.tcp} gives every local user of this machine read access to sessions, ` +
-          "events and health (redacted); it never launches, sends input, kills or changes anything",
-      );
-    }
+    // Listening first: a stop signal that comes while the daemon starts (even right after its
+    // socket answers) stops it gracefully once it has started, instead of killing it.
     const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
-    const onSignal = () => void daemon.stop();
+    let daemon: Daemon | null = null;
+    let stopRequested = false;
+    const onSignal = () => {
+      stopRequested = true;
+      void daemon?.stop();
+    };
     for (const signal of signals) Deno.addSignalListener(signal, onSignal);
     try {
+      daemon = await startDaemon({
+        home: resolveHome(values.home, io.env),
+        tcp,
+        projectRoots: values["project-root"],
+        logToStderr: true,
+      });
+      if (tcp !== null) {
+        // D23: say plainly what the listener shares.
+        io.err(
+          `svc: TCP ${values.tcp} gives every local user of this machine read access to ` +
+            "sessions, events and health (redacted); it never launches, sends input, kills or " +
+            "changes anything",
+        );
+      }
+      if (stopRequested) void daemon.stop();
       await daemon.stopped;
     } finally {
       for (const signal of signals) Deno.removeSignalListener(signal, onSignal);
