@@ -17,6 +17,7 @@ import { ingestion, latency } from "./bench/stages_output.ts";
 import { concurrentSessions } from "./bench/stages_concurrent.ts";
 import { streamFanout, streamLatency } from "./bench/stages_streams.ts";
 import { pageRead, schedulerPass } from "./bench/stages_store.ts";
+import { bigPageRead } from "./bench/stages_big_page.ts";
 
 /** The whole run must end within this, or it is aborted and cleaned up. */
 const RUN_LIMIT_MS = 10 * 60_000 - 15_000;
@@ -32,6 +33,7 @@ const STAGES: Record<string, (ctx: BenchContext) => Promise<Figure[]>> = {
   concurrent: concurrentSessions,
   fanout: streamFanout,
   page: pageRead,
+  bigpage: bigPageRead,
   scheduler: schedulerPass,
 };
 

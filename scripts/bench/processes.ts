@@ -146,6 +146,18 @@ export async function startSvc(
   return await awaitReady(process, `${home}/svc.sock`, started);
 }
 
+/** Starts a baseline server program (`deno run -A ARGS`) and waits until `socket` answers. */
+export async function startServer(
+  registry: ProcessRegistry,
+  name: string,
+  socket: string,
+  args: string[],
+): Promise<ServerProcess> {
+  const started = performance.now();
+  const process = registry.spawn(name, Deno.execPath(), ["run", "--allow-all", ...args]);
+  return await awaitReady(process, socket, started);
+}
+
 /** Starts the bare `Deno.serve` baseline on `socket`, answering `bodyFile`'s JSON. */
 export async function startBareServer(
   registry: ProcessRegistry,

@@ -17,6 +17,7 @@ import { type BenchContext, makeHome } from "./context.ts";
 import { seededRandom, shortLines } from "./data.ts";
 import { UnixHttpClient } from "./http_client.ts";
 import { startSvc } from "./processes.ts";
+import { seededSessionRow } from "./seed_rows.ts";
 import { type Figure, figure, median, percentile } from "./report.ts";
 
 const PAGE = 1000;
@@ -33,35 +34,7 @@ function seedSession(dbPath: string, count: number): { sessionId: string; second
     const baseMs = Date.parse("2026-01-01T00:00:00.000Z");
     const sessionId = newId("ses", baseMs);
     const created = isoTime(baseMs);
-    new SessionsStore(db).insert({
-      id: sessionId,
-      project_root: "/bench",
-      cwd: "/bench",
-      harness: "bench",
-      title: "seeded session",
-      status: "completed",
-      exit_code: 0,
-      signal: null,
-      pid: null,
-      pgid: null,
-      model: null,
-      familiar_id: null,
-      origin: "api",
-      routine_id: null,
-      run_id: null,
-      created_at: created,
-      updated_at: created,
-      ended_at: created,
-      last_seq: 0,
-      protocol: "raw",
-      activity: null,
-      agent_session_id: null,
-      turns: 0,
-      usage_json: null,
-      approvals: null,
-      worktree_json: null,
-      leader_start: null,
-    });
+    new SessionsStore(db).insert(seededSessionRow(sessionId, created));
     const events = new EventsStore(db);
     const lines = shortLines(4096);
     const random = seededRandom(7);
