@@ -6,7 +6,7 @@ import { type RoutineRow, type RoutinesStore, storedRoutine } from "../store/rou
 import { type RunRecord, runRecord, type RunsStore } from "../store/runs_store.ts";
 import type { RoutineDefinition, StoredRoutine } from "./definition.ts";
 import { type RoutineHealth, routineHealth } from "./health.ts";
-import { type LegacySources, readLegacyRoutines } from "./import_legacy.ts";
+import type { LegacySources } from "./import_legacy.ts";
 import { claimedRun, skippedRun } from "./run_rows.ts";
 import type { Runner } from "./runner.ts";
 
@@ -194,6 +194,8 @@ export class RoutineService {
   /** Imports legacy routines (D13): always PAUSED; existing ids are skipped first. */
   async import(): Promise<ImportResult> {
     const result: ImportResult = { imported: [], skipped: [], failed: [] };
+    // Loaded on first use: the TOML parser and legacy formats cost start-up 11 ms (issue 14).
+    const { readLegacyRoutines } = await import("./import_legacy.ts");
     for (const entry of await readLegacyRoutines(this.#o.legacySources)) {
       if (entry.id !== null && this.#o.routines.get(entry.id)) {
         result.skipped.push({ id: entry.id, reason: "exists" });
