@@ -44,7 +44,11 @@ export function openApiDocument(
       operationId: route.operationId,
       tags: [route.tag],
       summary: route.summary,
-      ...(route.ownerOnly ? { description: "Owner-local IPC only: 403 forbidden over TCP." } : {}),
+      description: route.ownerOnly
+        ? "Owner-local IPC only: 403 forbidden over TCP (D23)."
+        : route.path === "/actions"
+        ? "On the socket every action; over TCP only the read-only ones (C4.1, D23)."
+        : "On the socket, and over the TCP listener for any local user (a read, D23).",
       parameters: [...pathParameters(route), ...queryParameters(route)],
       ...(route.body
         ? {
@@ -66,6 +70,7 @@ export function openApiDocument(
         "$SVC_HOME/svc.sock (any Host; `curl --unix-socket`), or on the optional loopback TCP " +
         "listener (`svc serve --tcp`), where only reads are allowed (D23). See docs/api.md.",
       license: { name: "Proprietary", identifier: "LicenseRef-svc" },
+      contact: { name: "svc developers (docs/api.md in the repository)" },
     },
     servers: [{
       url: "http://{host}:{port}",
