@@ -345,7 +345,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     listeners.push(await local.listen(handler));
     if (options.tcp) {
       try {
-        listeners.push(listenTcp(options.tcp, handler, instanceHeader));
+        listeners.push(listenTcp(options.tcp, handler, instanceHeader, log));
       } catch (error) {
         for (const listener of listeners) await listener.shutdown();
         throw new ConfigError(

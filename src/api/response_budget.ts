@@ -18,11 +18,6 @@ export class ResponseBudget {
     this.#reserveBytes = reserveBytes;
   }
 
-  /** Bytes reserved or held by answers not yet fully sent. */
-  get inFlight(): number {
-    return this.#inFlight;
-  }
-
   /**
    * A reservation for one answer: at once while there is room (checked and
    * taken in one step), else when earlier answers have been sent; null

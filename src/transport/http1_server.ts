@@ -23,12 +23,11 @@ import {
   DEFAULT_TIMEOUTS,
   FramingError,
   framingErrorResponse,
-  type Http1Timeouts,
   serveHttp1Connection,
 } from "./http1_framing.ts";
 
-/** Connections served at once per transport, by default (docs/operations.md). */
-export const DEFAULT_MAX_CONNECTIONS = 512;
+/** Connections served at once (docs/operations.md). */
+const MAX_CONNECTIONS = 512;
 
 const TOO_MANY_CONNECTIONS = new FramingError(
   503,
@@ -40,8 +39,6 @@ const TOO_MANY_CONNECTIONS = new FramingError(
 export interface Http1ServerOptions {
   /** Who the connections' requests come from (the owner on the socket, never on TCP). */
   peer: Peer;
-  maxConnections?: number;
-  timeouts?: Http1Timeouts;
   /** Fields every refusal of the server itself carries (`Svc-Instance`, D5). */
   responseHeaders?: Record<string, string>;
   log?: Logger;
@@ -61,14 +58,13 @@ export function serveHttp1(
   const connections = new Map<Deno.Conn, { busy: boolean; duplex: ConnDuplex }>();
   const tasks = new Set<Promise<void>>();
   let stopping = false;
-  const max = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
 
   const serve = async (conn: Deno.Conn) => {
     const duplex = new ConnDuplex(conn);
     const state = { busy: false, duplex };
     connections.set(conn, state);
     try {
-      if (connections.size > max) {
+      if (connections.size > MAX_CONNECTIONS) {
         await duplex.write(
           framingErrorResponse(TOO_MANY_CONNECTIONS, undefined, options.responseHeaders),
         ).catch(() => {});
@@ -86,7 +82,7 @@ export function serveHttp1(
       }, {
         // A body over 1 MiB reaches its route unread: the route refuses it in its own shape.
         limits: { ...DEFAULT_LIMITS, skipOversizedBodies: true },
-        timeouts: options.timeouts ?? DEFAULT_TIMEOUTS,
+        timeouts: DEFAULT_TIMEOUTS,
         responseHeaders: options.responseHeaders,
         isStopping: () => stopping,
       });

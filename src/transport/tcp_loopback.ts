@@ -1,4 +1,5 @@
 import type { Handler } from "../api/app.ts";
+import type { Logger } from "../log.ts";
 import { tcpPeer } from "../policy/peer.ts";
 import { isLoopbackHost, splitHostPort } from "../policy/loopback.ts";
 import { ConfigError } from "../config/config_error.ts";
@@ -39,11 +40,13 @@ export function listenTcp(
   address: TcpAddress,
   handler: Handler,
   responseHeaders: Record<string, string> = {},
+  log?: Logger,
 ): Listener {
   const listener = Deno.listen({ hostname: address.hostname, port: address.port });
   const server = serveHttp1(listener, handler, {
     peer: tcpPeer(address.hostname, address.port),
     responseHeaders,
+    log,
   });
   return {
     address: formatTcpAddress(address),

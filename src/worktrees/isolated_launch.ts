@@ -9,7 +9,7 @@ export const ISOLATIONS = ["none", "worktree"] as const;
 export type Isolation = typeof ISOLATIONS[number];
 
 /** The branch of a routine run's worktree, `svc/<routine>/<run>`, or a session's (D20). */
-export function worktreeBranch(sessionId: string, routineId?: string, runId?: string): string {
+function worktreeBranch(sessionId: string, routineId?: string, runId?: string): string {
   return routineId !== undefined && runId !== undefined
     ? `svc/${refComponent(routineId)}/${refComponent(runId)}`
     : `svc/session/${sessionId}`;
