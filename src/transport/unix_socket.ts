@@ -9,7 +9,7 @@ import { internalError } from "./http1_server.ts";
  * 0755 even briefly) and then chmod'ed 0600 explicitly (deno-notes).
  *
  * Served by `Deno.serve`, not svc's own framing as TCP is: only the owner
- * can connect here, and the framing costs ~5× the CPU per request (measured
+ * can connect here, and the framing costs ~3× the CPU per request (measured
  * in docs/benchmarks.md, issue 13), so the owner's path stays the fast one.
  */
 export function listenUnix(path: string, handler: Handler): Listener {
