@@ -7,7 +7,13 @@ import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { SvcClient } from "../../src/client/client.ts";
 import { markedProcesses, processStartTime } from "../../src/sessions/process_tree.ts";
-import { allEvents, fixtureHarnesses, startTestDaemon, waitForEnd } from "../helpers/daemon.ts";
+import {
+  allEvents,
+  fixtureHarnesses,
+  startTestDaemon,
+  type TestDaemon,
+  waitForEnd,
+} from "../helpers/daemon.ts";
 import { removeTree, tempHome } from "../helpers/home.ts";
 import { startServe } from "../helpers/process.ts";
 
@@ -41,50 +47,47 @@ async function escapedPid(client: SvcClient, sessionId: string): Promise<number>
   throw new Error("no escaped pid");
 }
 
+/** Launches the fixture with `prompt` in a fresh daemon and returns its escaped pid. */
+async function withEscapee(
+  prompt: string,
+  fn: (t: TestDaemon, id: string, pid: number) => Promise<void>,
+): Promise<void> {
+  const project = await Deno.realPath(await tempHome());
+  await using t = await startTestDaemon({ configJson: { harnesses: fixtureHarnesses() } });
+  try {
+    const launched = await t.client.post<{ id: string }>("/sessions", {
+      projectRoot: project,
+      harness: "fixture",
+      prompt,
+    });
+    const id = launched.body.id;
+    await fn(t, id, await escapedPid(t.client, id));
+  } finally {
+    await removeTree(project);
+  }
+}
+
 Deno.test({
   name: "kill reaches a descendant that left the process group (setsid)",
   ignore: !linux,
-  fn: async () => {
-    const project = await Deno.realPath(await tempHome());
-    await using t = await startTestDaemon({ configJson: { harnesses: fixtureHarnesses() } });
-    try {
-      const launched = await t.client.post<{ id: string }>("/sessions", {
-        projectRoot: project,
-        harness: "fixture",
-        prompt: "escape; sleep 60000",
-      });
-      const id = launched.body.id;
-      const pid = await escapedPid(t.client, id);
+  fn: () =>
+    withEscapee("escape; sleep 60000", async (t, id, pid) => {
       assert.ok(alive(pid));
       assert.deepEqual(markedProcesses(id).includes(pid), true, "the marker is inherited");
       await t.client.post(`/sessions/${id}/kill`, {});
       await waitForEnd(t.client, id);
       await eventually("the escaped process outlived kill", () => !alive(pid));
-    } finally {
-      await removeTree(project);
-    }
-  },
+    }),
 });
 
 Deno.test({
   name: "a session that ends on its own takes its escaped descendants with it",
   ignore: !linux,
-  fn: async () => {
-    const project = await Deno.realPath(await tempHome());
-    await using t = await startTestDaemon({ configJson: { harnesses: fixtureHarnesses() } });
-    try {
-      const launched = await t.client.post<{ id: string }>("/sessions", {
-        projectRoot: project,
-        harness: "fixture",
-        prompt: "escape; sleep 300; exit 0",
-      });
-      const pid = await escapedPid(t.client, launched.body.id);
-      await waitForEnd(t.client, launched.body.id);
+  fn: () =>
+    withEscapee("escape; sleep 300; exit 0", async (t, id, pid) => {
+      await waitForEnd(t.client, id);
       await eventually("the escaped process outlived its session", () => !alive(pid));
-    } finally {
-      await removeTree(project);
-    }
-  },
+    }),
 });
 
 Deno.test({

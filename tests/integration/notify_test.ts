@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { fixtureHarnesses, startTestDaemon, waitForEnd } from "../helpers/daemon.ts";
 import { removeTree, tempHome } from "../helpers/home.ts";
+import { routineDefinition } from "../helpers/routine.ts";
 
 type Json = Record<string, unknown>;
 
@@ -27,20 +28,7 @@ Deno.test("a failed run runs notify.command with its ids; a succeeded one does n
     const run = async (id: string, prompt: string) => {
       await t.client.post("/actions", {
         action: "svc.automations.create",
-        definition: {
-          schemaVersion: 1,
-          id,
-          name: id,
-          status: "PAUSED",
-          rrule: "FREQ=DAILY;BYHOUR=3",
-          timezone: "utc",
-          misfire: "latest",
-          overlap: "forbid",
-          timeoutMinutes: 5,
-          runtime: "fixture",
-          prompt,
-          cwd: dir,
-        },
+        definition: routineDefinition(id, { prompt, cwd: dir }),
       });
       const started = await t.client.post<Json>("/actions", { action: "svc.automations.run", id });
       const result = started.body.result as Json;
