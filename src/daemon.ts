@@ -342,7 +342,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     });
 
     const instanceHeader = { "svc-instance": instanceId };
-    listeners.push(await local.listen(handler));
+    listeners.push(await local.listen(handler, instanceHeader, log));
     if (options.tcp) {
       try {
         listeners.push(listenTcp(options.tcp, handler, instanceHeader, log));

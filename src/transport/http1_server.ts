@@ -1,7 +1,7 @@
 /**
- * The daemon's HTTP/1.1 server for the TCP listener (issue 13), which every
- * local user can reach: svc's own framing (http1_framing.ts, also the
- * Windows pipe's) over accepted connections, because `Deno.serve` bounds
+ * The daemon's HTTP/1.1 server for the Unix socket and the TCP listener
+ * (issue 13): svc's own framing (http1_framing.ts, also the Windows pipe's)
+ * over accepted connections, because `Deno.serve` bounds
  * neither the number of connections nor the time a request may take to
  * arrive (measured: a head left unfinished was held 70 s and more; ~1000
  * idle connections at a 1024 descriptor limit ended the daemon). Here:
@@ -55,14 +55,13 @@ export function serveHttp1(
   handler: Handler,
   options: Http1ServerOptions,
 ): Http1Server {
-  const connections = new Map<Deno.Conn, { busy: boolean; duplex: ConnDuplex }>();
+  const connections = new Set<ConnDuplex>();
   const tasks = new Set<Promise<void>>();
   let stopping = false;
 
   const serve = async (conn: Deno.Conn) => {
     const duplex = new ConnDuplex(conn);
-    const state = { busy: false, duplex };
-    connections.set(conn, state);
+    connections.add(duplex);
     try {
       if (connections.size > MAX_CONNECTIONS) {
         await duplex.write(
@@ -70,16 +69,8 @@ export function serveHttp1(
         ).catch(() => {});
         return;
       }
-      await serveHttp1Connection(duplex, async (req) => {
-        state.busy = true;
-        try {
-          return await handler(req, options.peer);
-        } catch {
-          return internalError();
-        } finally {
-          state.busy = false;
-        }
-      }, {
+      // A handler that throws is answered 500 internal_error by the framing.
+      await serveHttp1Connection(duplex, async (req) => await handler(req, options.peer), {
         // A body over 1 MiB reaches its route unread: the route refuses it in its own shape.
         limits: { ...DEFAULT_LIMITS, skipOversizedBodies: true },
         timeouts: DEFAULT_TIMEOUTS,
@@ -87,7 +78,7 @@ export function serveHttp1(
         isStopping: () => stopping,
       });
     } finally {
-      connections.delete(conn);
+      connections.delete(duplex);
       duplex.close();
     }
   };
@@ -117,29 +108,35 @@ export function serveHttp1(
         listener.close();
       } catch { /* already closed */ }
       await accepting;
-      // Idle connections end now; busy ones after their current answer (or at the daemon's
-      // stop deadline, which exits).
-      for (const state of connections.values()) if (!state.busy) state.duplex.cancelRead();
+      // Connections waiting for a request end now (streams too); busy ones after their
+      // current answer (or at the daemon's stop deadline, which exits).
+      for (const duplex of connections) duplex.cancelRead();
       await Promise.all([...tasks]);
     },
   };
 }
 
-/** A `Deno.Conn` as the framing's byte duplex; a cancelled read resolves null at once. */
+/**
+ * A `Deno.Conn` as the framing's byte duplex. Cancelling a pending read
+ * closes the connection (the framing cancels only to end it, after any
+ * answer is written; a response being written is never cut): cheaper per
+ * read than a cancellable wrapper promise.
+ */
 class ConnDuplex implements ByteDuplex {
   readonly #conn: Deno.Conn;
-  #cancel: (() => void) | null = null;
   #closed = false;
+  #reading = false;
 
   constructor(conn: Deno.Conn) {
     this.#conn = conn;
   }
 
   read(into: Uint8Array): Promise<number | null> {
-    return new Promise((resolve) => {
-      this.#cancel = () => resolve(null);
-      this.#conn.read(into).then(resolve, () => resolve(null));
-    }).finally(() => this.#cancel = null) as Promise<number | null>;
+    this.#reading = true;
+    return this.#conn.read(into).then(
+      (count) => (this.#reading = false, count),
+      () => (this.#reading = false, null),
+    );
   }
 
   async write(bytes: Uint8Array): Promise<void> {
@@ -149,7 +146,7 @@ class ConnDuplex implements ByteDuplex {
   }
 
   cancelRead(): void {
-    this.#cancel?.();
+    if (this.#reading) this.close();
   }
 
   close(): void {
@@ -159,14 +156,4 @@ class ConnDuplex implements ByteDuplex {
       this.#conn.close();
     } catch { /* already closed */ }
   }
-}
-
-/** Last-resort response when the handler itself throws (it maps its own errors). */
-export function internalError(): Response {
-  return new Response(
-    JSON.stringify({
-      error: { code: "internal_error", message: "The daemon hit an unexpected error", details: {} },
-    }),
-    { status: 500, headers: { "content-type": "application/json; charset=utf-8" } },
-  );
 }

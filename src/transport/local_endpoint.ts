@@ -2,6 +2,7 @@ import type { Handler } from "../api/app.ts";
 import { type ClientTarget, SvcClient } from "../client/client.ts";
 import { ConfigError } from "../config/config_error.ts";
 import type { HomePaths } from "../config/home.ts";
+import type { Logger } from "../log.ts";
 import type { Listener } from "./listener.ts";
 import { listenNamedPipe, pipeNameFor } from "./named_pipe_windows.ts";
 import { probeSocket } from "./socket_probe.ts";
@@ -26,7 +27,12 @@ export interface LocalEndpoint {
    * removes a stale socket file, never removes something that is not a socket.
    */
   prepare(): Promise<void>;
-  listen(handler: Handler): Promise<Listener>;
+  /** Serves `handler`; the server's own refusals carry `responseHeaders` (`Svc-Instance`). */
+  listen(
+    handler: Handler,
+    responseHeaders?: Record<string, string>,
+    log?: Logger,
+  ): Promise<Listener>;
 }
 
 /** The local endpoint of a home on `os`. */
@@ -55,7 +61,8 @@ export function localEndpoint(paths: HomePaths, os: string = Deno.build.os): Loc
       }
       if (state === "stale") await Deno.remove(paths.socket);
     },
-    listen: (handler) => Promise.resolve(listenUnix(paths.socket, handler)),
+    listen: (handler, responseHeaders, log) =>
+      Promise.resolve(listenUnix(paths.socket, handler, responseHeaders, log)),
   };
 }
 

@@ -4,7 +4,6 @@ import { ConfigError } from "../config/config_error.ts";
 import { PIPE_PEER } from "../policy/peer.ts";
 import { MAX_BODY_BYTES } from "../policy/body.ts";
 import type { Listener } from "./listener.ts";
-import { internalError } from "./http1_server.ts";
 import {
   type ByteDuplex,
   DEFAULT_LIMITS,
@@ -444,13 +443,8 @@ class PipeServer<Handle> {
         await conn.write(framingErrorResponse(TOO_MANY_CONNECTIONS)).catch(() => {});
         return;
       }
-      await serveHttp1Connection(conn, async (req) => {
-        try {
-          return await this.#handler(req, PIPE_PEER);
-        } catch {
-          return internalError();
-        }
-      }, {
+      // A handler that throws is answered 500 internal_error by the framing.
+      await serveHttp1Connection(conn, async (req) => await this.#handler(req, PIPE_PEER), {
         limits: { ...DEFAULT_LIMITS, maxBodyBytes: MAX_BODY_BYTES },
         ...(this.#options.readTimeoutMs === undefined ? {} : {
           timeouts: { ...DEFAULT_TIMEOUTS, idleMs: this.#options.readTimeoutMs },

@@ -14,6 +14,7 @@ import {
   toRequest,
   writeResponse,
 } from "../../src/transport/http1_framing.ts";
+import { textResponse } from "../../src/transport/text_body.ts";
 import { removeTree, tempHome } from "../helpers/home.ts";
 import { serveOnSocket } from "../helpers/http1_socket.ts";
 
@@ -91,6 +92,36 @@ Deno.test("RequestReader returns pipelined requests in order", () => {
   assert.equal(c?.head.keepAlive, false);
   assert.equal(reader.next(), null);
   assert.equal(reader.buffered, 6);
+});
+
+Deno.test("RequestReader uses a whole chunk in place, and copies what is left before a reread", () => {
+  // The connection loop reads into one buffer again once next() returns null.
+  const chunk = bytes(
+    "POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nhiGET /b HTTP/1.1\r\nHo",
+  );
+  const reader = new RequestReader();
+  reader.push(chunk);
+  const a = reader.next();
+  assert.equal(a?.head.target, "/a");
+  assert.equal(reader.next(), null);
+  chunk.fill(0); // The caller reuses its buffer.
+  assert.equal(decoder.decode(a?.body), "hi", "a body is the request's own copy");
+  reader.push(bytes("st: x\r\n\r\n"));
+  assert.equal(reader.next()?.head.target, "/b");
+});
+
+Deno.test("RequestReader reads a header with bytes beyond ASCII as ISO-8859-1", () => {
+  const reader = new RequestReader();
+  reader.push(
+    new Uint8Array([
+      ...bytes("GET / HTTP/1.1\r\nHost: x\r\nX-Name: "),
+      0x80,
+      0xe9,
+      ...bytes("\r\n\r\n"),
+    ]),
+  );
+  const request = reader.next();
+  assert.equal(request?.head.headers[1][1], "\u0080\u00e9");
 });
 
 Deno.test("RequestReader reads a POST without Content-Length as an empty body", () => {
@@ -278,6 +309,16 @@ Deno.test("writeResponse() frames bodies by length, chunks or close", async (t) 
     const out = await written(new Response("hello"), { method: "HEAD" });
     assert.match(out.text, /content-length: 5\r\n\r\n$/);
   });
+  await t.step("a body built by textResponse is sent without reading its stream", async () => {
+    const response = textResponse('{"é":1}', { headers: { "content-type": "application/json" } });
+    const out = await written(response);
+    assert.match(out.text, /content-length: 8\r\n/);
+    assert.ok(out.text.endsWith('\r\n\r\n{"é":1}'));
+    assert.equal(out.writes, 1);
+    assert.equal(response.bodyUsed, false);
+    const head = await written(textResponse("hello", {}), { method: "HEAD" });
+    assert.match(head.text, /content-length: 5\r\n\r\n$/);
+  });
   await t.step("204 has neither body nor length", async () => {
     const out = await written(new Response(null, { status: 204 }), { keepAlive: false });
     assert.equal(out.text, "HTTP/1.1 204 No Content\r\nconnection: close\r\n\r\n");
@@ -457,6 +498,21 @@ Deno.test("serveHttp1Connection() bounds a head by its total time, not per read 
   await serveHttp1Connection(slowed, echoHandler, { timeouts: { ...SHORT, headerMs: 100 } });
   assert.ok(Date.now() - started < 1000, "the drip was cut");
   assert.match(conn.text, /^HTTP\/1\.1 408 Request Timeout/);
+});
+
+Deno.test("serveHttp1Connection() never bounds a handler's own time, only reads", async () => {
+  const conn = new FakeDuplex([
+    "GET /slow HTTP/1.1\r\nHost: x\r\n\r\n",
+    "GET /next HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+  ]);
+  await serveHttp1Connection(conn, async (req) => {
+    // Longer than every timeout: a long-poll must not be cut.
+    if (req.url.endsWith("/slow")) await new Promise((resolve) => setTimeout(resolve, 120));
+    return echoHandler(req);
+  }, { timeouts: SHORT });
+  const paths = [...conn.text.matchAll(/"path":"([^"]+)"/g)].map((m) => m[1]);
+  assert.deepEqual(paths, ["/slow", "/next"]);
+  assert.doesNotMatch(conn.text, /408/);
 });
 
 Deno.test("serveHttp1Connection() closes after the current response when stopping", async () => {
