@@ -90,6 +90,12 @@ const PROBE_TIMEOUT_MS = 15_000;
 /** A graceful stop waits this long for open connections, then exits anyway (issue 13). */
 const STOP_DEADLINE_MS = 10_000;
 
+/**
+ * ...and this long for live sessions to end and be recorded: SIGTERM, SIGKILL
+ * after KILL_GRACE_MS (5 s), 2 s to drain their pipes, then their last commits.
+ */
+const SESSIONS_STOP_DEADLINE_MS = 15_000;
+
 /** Bytes of large event pages held for sending at once (issue 13; docs/api.md §10). */
 const RESPONSE_BUDGET_BYTES = 64 * 1024 * 1024;
 
@@ -376,17 +382,21 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           const closing = listeners.map((listener) => listener.shutdown());
           await scheduler.stop();
           runner.stop();
-          await supervisor.shutdown();
-          await runner.settled();
+          // A store that cannot take a session's last events (a full disk) would hold this
+          // forever: past the deadline they are left as a kill -9 leaves them (never served,
+          // so never acknowledged), and start-up recovery ends those sessions.
+          const sessionsEnded = await within(
+            supervisor.shutdown().then(() => runner.settled()),
+            SESSIONS_STOP_DEADLINE_MS,
+          );
+          if (!sessionsEnded) {
+            log.warn("Sessions not recorded ended at the stop deadline are left for recovery", {
+              deadlineMs: SESSIONS_STOP_DEADLINE_MS,
+            });
+          }
           // Issue 13: a client holding a request open (an unfinished body) must not keep the
           // daemon alive with its socket gone: past the deadline the rest is cut at exit.
-          const deadline = new AbortController();
-          const closed = await Promise.race([
-            Promise.all(closing).then(() => true),
-            systemClock.sleep(STOP_DEADLINE_MS, deadline.signal).then(() => false),
-          ]);
-          deadline.abort();
-          if (!closed) {
+          if (!await within(Promise.all(closing), STOP_DEADLINE_MS)) {
             log.warn("Connections still open at the stop deadline are cut", {
               deadlineMs: STOP_DEADLINE_MS,
             });
@@ -451,4 +461,17 @@ function defaultCodexHome(): string {
   if (fromEnv) return fromEnv;
   const userHome = Deno.env.get(Deno.build.os === "windows" ? "USERPROFILE" : "HOME") ?? ".";
   return `${userHome}/.codex`;
+}
+
+/** Whether `work` settled within `ms` (it keeps running either way). */
+async function within(work: Promise<unknown>, ms: number): Promise<boolean> {
+  const deadline = new AbortController();
+  try {
+    return await Promise.race([
+      work.then(() => true, () => true),
+      systemClock.sleep(ms, deadline.signal).then(() => false),
+    ]);
+  } finally {
+    deadline.abort();
+  }
 }

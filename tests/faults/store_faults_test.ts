@@ -10,7 +10,7 @@
  * are skipped (the reason is printed).
  */
 import assert from "node:assert/strict";
-import { HANG_MS } from "../helpers/hang.ts";
+import { HANG_MS, withinHang } from "../helpers/hang.ts";
 import { startServe } from "../helpers/process.ts";
 import {
   assertWholeLog,
@@ -289,6 +289,44 @@ Deno.test({
       assert.equal((next.body as Json).error.details.delivered, undefined, "refused up front");
     } finally {
       run("chattr", ["-i", ...files]);
+    }
+  },
+});
+
+// Fixed: `svc stop` (SIGTERM) while the store's disk is full never finished: ending a session
+// awaits its last events' durable commit, which retries every second until space returns, so
+// the daemon hung in "stopping" with its socket gone (found when a slow fault test failed and
+// its clean-up waited forever). Expected: the stop deadline holds, exit 0, and what the store
+// could not take is what a kill -9 would lose (never served, so never acknowledged).
+Deno.test({
+  name: "svc stop while the store's disk is full exits 0 within its deadline; restart recovers",
+  ignore: !canMount,
+  async fn() {
+    const home = await tmpfsHome("8m");
+    try {
+      await using rig = await faultRig({ home });
+      const { sessionId, startFlood } = await launchFlood(rig);
+      const filler = await fillDisk(home);
+      startFlood();
+      await eventually("the store to degrade", async () => {
+        const body = await health(rig.socket);
+        return body.store === "degraded" ? true : undefined;
+      }, 10_000);
+      const started = Date.now();
+      const status = await withinHang(rig.stop(), 60_000, "svc stop on a full disk");
+      const took = Date.now() - started;
+      assert.equal(status?.code, 0, `exit ${status?.code}`);
+      assert.ok(took < 30_000, `stopped after ${took} ms`);
+      await Deno.remove(filler);
+      await rig.start();
+      const record = await rig.client.get<Json>(`/sessions/${sessionId}`);
+      // Its end could not be recorded before the exit: start-up recovery records it.
+      assert.equal(record.body.status, "orphaned");
+      assertWholeLog(await readAll(rig.client, sessionId));
+      await rig.stop();
+      assert.equal(integrityCheck(home), "ok");
+    } finally {
+      await releaseTmpfsHome(home);
     }
   },
 });
