@@ -511,7 +511,11 @@ export interface ByteDuplex {
 
 /** How long a connection may take (issue 13: a 1-byte/s client was held forever). */
 export interface Http1Timeouts {
-  /** From a request's first byte to the end of its head (then 408 and close). */
+  /**
+   * From a request's first byte to the end of its head (then 408 and close);
+   * also how long a new connection may wait before its first byte (then it
+   * is closed), so connections that never send hold no slot for long.
+   */
   readonly headerMs: number;
   /** From the end of the head to the end of the body (then 408 and close). */
   readonly bodyMs: number;
@@ -560,6 +564,9 @@ export async function serveHttp1Connection(
   const write = (bytes: Uint8Array) => conn.write(bytes);
   const extra = options.responseHeaders ?? {};
   let continued: RequestHead | null = null;
+  const connectedAt = Date.now();
+  /** Responses written on this connection. */
+  let answered = 0;
   const watchdog = new ReadWatchdog(conn, (stage) => {
     if (stage === "idle") return Promise.resolve();
     const limit = stage === "head" ? timeouts.headerMs : timeouts.bodyMs;
@@ -594,7 +601,7 @@ export async function serveHttp1Connection(
         }
         const now = Date.now();
         let stage: Stage = "idle";
-        let deadline = now + timeouts.idleMs;
+        let deadline = answered === 0 ? connectedAt + timeouts.headerMs : now + timeouts.idleMs;
         if (pending !== null) {
           stage = "body";
           bodyStartedAt ??= now;
@@ -648,6 +655,7 @@ export async function serveHttp1Connection(
         // A stream that sends nothing for a while would not notice its client left without this.
         clientGone: streaming ? clientGone(conn) : undefined,
       });
+      answered++;
       if (!reusable || isStopping()) return;
     }
   } catch {

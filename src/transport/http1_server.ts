@@ -8,7 +8,7 @@
  *
  * - at most `maxConnections` are served; one more is answered 503
  *   `too_many_connections` and closed at once;
- * - a head must arrive within 10 s, a body within 60 s, and a kept-alive
+ * - a head must arrive within 10 s (a first byte too), a body within 60 s, and a kept-alive
  *   connection idles at most 120 s (a long-poll or a stream that is being
  *   answered is not bounded here);
  * - an accept error (out of descriptors) is logged and retried, never fatal;

@@ -467,6 +467,15 @@ Deno.test("serveHttp1Connection() ends an idle connection after the idle timeout
   assert.doesNotMatch(conn.text, /408/);
 });
 
+Deno.test("serveHttp1Connection() closes a connection that sends nothing after the head timeout", async () => {
+  const conn = new FakeDuplex(["pause"]);
+  const started = Date.now();
+  await serveHttp1Connection(conn, echoHandler, { timeouts: { ...SHORT, idleMs: 60_000 } });
+  assert.ok(Date.now() - started < 5_000, "not the idle timeout");
+  assert.equal(conn.cancelled, 1);
+  assert.equal(conn.text, "", "silently");
+});
+
 Deno.test("serveHttp1Connection() answers 408 to a head or body that stalls (issue 13)", async () => {
   const head = new FakeDuplex(["GET / HTTP/1.1\r\nHo", "pause"]);
   await serveHttp1Connection(head, echoHandler, { timeouts: SHORT });
