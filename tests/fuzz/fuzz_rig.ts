@@ -101,7 +101,16 @@ export function checkReply(what: string, reply: RawReply, findings: InternalErro
     }
   }
   assert.doesNotMatch(reply.text, /\n\s+at .+:\d+:\d+/, `${what}: a stack trace in the body`);
-  if (reply.status >= 400 && body !== null && typeof body === "object" && "error" in body) {
+  // Every refusal, the HTTP layer's own included (issue 13), is the JSON envelope; a HEAD answer
+  // has no body, and the restricted launch refuses in its own shape (C4.3).
+  const refusalShape = body !== null && typeof body === "object" && "decision" in body;
+  if (reply.status >= 400 && !what.startsWith("HEAD ") && !refusalShape) {
+    assert.ok(
+      body !== null && typeof body === "object" && "error" in body,
+      `${what}: ${reply.status} without the JSON envelope: ${
+        JSON.stringify(reply.text.slice(0, 200))
+      }`,
+    );
     assert.equal(typeof body.error.code, "string", `${what}: error.code`);
     assert.equal(typeof body.error.message, "string", `${what}: error.message`);
     assert.ok(
