@@ -12,7 +12,7 @@ import { SessionsStore } from "../../src/store/sessions_store.ts";
 import { seededSessionRow } from "./seed_rows.ts";
 import { type BenchContext, makeHome } from "./context.ts";
 import { seededRandom } from "./data.ts";
-import { UnixHttpClient } from "./http_client.ts";
+import { readPages } from "./page_reads.ts";
 import { startServer, startSvc } from "./processes.ts";
 import { type Figure, figure, percentile } from "./report.ts";
 
@@ -58,33 +58,6 @@ function seedBigEvents(dbPath: string, count: number): string {
   }
 }
 
-/** Reads pages at `offsets` one at a time; returns each read's milliseconds (warm-up dropped). */
-async function readPages(
-  socket: string,
-  sessionId: string,
-  offsets: number[],
-): Promise<{ ms: number[]; bytes: number }> {
-  const client = await UnixHttpClient.connect(socket);
-  const ms: number[] = [];
-  let bytes = 0;
-  try {
-    for (const [index, afterSeq] of offsets.entries()) {
-      const started = performance.now();
-      const response = await client.request(
-        "GET",
-        `/api/v1/sessions/${sessionId}/events?afterSeq=${afterSeq}&limit=${PAGE}`,
-      );
-      const elapsed = performance.now() - started;
-      if (response.status !== 200) throw new Error(`A big page answered ${response.status}`);
-      bytes = response.body.length;
-      if (index >= WARMUP_READS) ms.push(elapsed);
-    }
-  } finally {
-    client.close();
-  }
-  return { ms, bytes };
-}
-
 export async function bigPageRead(ctx: BenchContext): Promise<Figure[]> {
   const events = ctx.quick ? 400 : 1500;
   const reads = ctx.quick ? 40 : 150;
@@ -100,7 +73,7 @@ export async function bigPageRead(ctx: BenchContext): Promise<Figure[]> {
   const svc = await startSvc(ctx.registry, home, { cpuProfDir: ctx.cpuProfDir ?? undefined });
   let svcRun;
   try {
-    svcRun = await readPages(svc.socket, sessionId, offsets);
+    svcRun = await readPages(svc.socket, sessionId, offsets, PAGE, WARMUP_READS);
   } finally {
     await svc.stop();
   }
@@ -111,7 +84,7 @@ export async function bigPageRead(ctx: BenchContext): Promise<Figure[]> {
   ]);
   let bareRun;
   try {
-    bareRun = await readPages(bare.socket, sessionId, offsets);
+    bareRun = await readPages(bare.socket, sessionId, offsets, PAGE, WARMUP_READS);
   } finally {
     await bare.stop();
   }

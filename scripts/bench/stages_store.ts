@@ -16,7 +16,8 @@ import { resolveTimeZone } from "../../src/automations/next_due.ts";
 import { type BenchContext, makeHome } from "./context.ts";
 import { seededRandom, shortLines } from "./data.ts";
 import { UnixHttpClient } from "./http_client.ts";
-import { startSvc } from "./processes.ts";
+import { startServer, startSvc } from "./processes.ts";
+import { readPages } from "./page_reads.ts";
 import { seededSessionRow } from "./seed_rows.ts";
 import { type Figure, figure, median, percentile } from "./report.ts";
 
@@ -83,31 +84,24 @@ export async function pageRead(ctx: BenchContext): Promise<Figure[]> {
   );
 
   const svc = await startSvc(ctx.registry, home, { cpuProfDir: ctx.cpuProfDir ?? undefined });
-  const svcMs: number[] = [];
-  let pageBytes = 0;
+  let svcRun;
   try {
-    const client = await UnixHttpClient.connect(svc.socket);
-    try {
-      for (const [index, afterSeq] of offsets.entries()) {
-        const started = performance.now();
-        const response = await client.request(
-          "GET",
-          `/api/v1/sessions/${seeded.sessionId}/events?afterSeq=${afterSeq}&limit=${PAGE}`,
-        );
-        const elapsed = performance.now() - started;
-        if (response.status !== 200) throw new Error(`Page read answered ${response.status}`);
-        if (index === 0) {
-          const count = JSON.parse(new TextDecoder().decode(response.body)).events.length;
-          if (count !== PAGE) throw new Error(`A page held ${count} events, not ${PAGE}`);
-        }
-        pageBytes = response.body.length;
-        if (index >= WARMUP_READS) svcMs.push(elapsed);
-      }
-    } finally {
-      client.close();
-    }
+    svcRun = await readPages(svc.socket, seeded.sessionId, offsets, PAGE, WARMUP_READS);
   } finally {
     await svc.stop();
+  }
+  const svcMs = svcRun.ms;
+  const pageBytes = svcRun.bytes;
+  const bare = await startServer(ctx.registry, "bare page server", join(home, "bare.sock"), [
+    new URL("./bare_page_server.ts", import.meta.url).pathname,
+    join(home, "bare.sock"),
+    dbPath,
+  ]);
+  let bareRun;
+  try {
+    bareRun = await readPages(bare.socket, seeded.sessionId, offsets, PAGE, WARMUP_READS);
+  } finally {
+    await bare.stop();
   }
 
   const db = new DatabaseSync(dbPath, { readOnly: true });
@@ -142,21 +136,34 @@ export async function pageRead(ctx: BenchContext): Promise<Figure[]> {
     svcOver10Ms: svcMs.filter((ms) => ms > 10).length,
     baselineMaxMs: Math.max(...selectMs),
   };
-  return [50, 99].map((p) =>
+  return [
     figure({
-      id: `page_p${p}_ms`,
-      label: `${PAGE}-event page read on a ${
-        pageEvents.toLocaleString("en-US")
-      }-event session, p${p}`,
+      id: "page_vs_bare_p50_ms",
+      label: `${PAGE}-event page read through the socket vs a bare page server, p50`,
       unit: "ms",
       better: "lower",
-      svc: percentile(svcMs, p),
-      baseline: percentile(selectMs, p),
-      baselineLabel: "raw SELECT of 1000 rows",
-      target: p === 99 ? { on: "svc", op: "<=", value: 10 } : undefined,
-      details,
-    })
-  );
+      svc: percentile(svcMs, 50),
+      baseline: percentile(bareRun.ms, 50),
+      baselineLabel: "bare Deno.serve + node:sqlite, SELECT + JSON.stringify",
+      target: { on: "ratio", op: "<=", value: 1.5 },
+      details: { ...details, bareP99Ms: percentile(bareRun.ms, 99), barePageBytes: bareRun.bytes },
+    }),
+    ...[50, 99].map((p) =>
+      figure({
+        id: `page_p${p}_ms`,
+        label: `${PAGE}-event page read on a ${
+          pageEvents.toLocaleString("en-US")
+        }-event session, p${p}`,
+        unit: "ms",
+        better: "lower",
+        svc: percentile(svcMs, p),
+        baseline: percentile(selectMs, p),
+        baselineLabel: "raw SELECT of 1000 rows",
+        target: p === 99 ? { on: "svc", op: "<=", value: 10 } : undefined,
+        details,
+      })
+    ),
+  ];
 }
 
 /** Routine rules that have no occurrence in the next two hours (nothing launches). */

@@ -5,7 +5,7 @@ import { errorDoc, eventPageSchema } from "./schemas.ts";
 import { cursorParam, integerParam, kindsParam } from "./query.ts";
 import type { Route, RouteContext } from "./route.ts";
 import type { EventLog } from "../events/event_log.ts";
-import { buildPage, type PageRow, resolveCursor } from "../events/page.ts";
+import { buildPage, type PageRead, resolveCursor } from "../events/page.ts";
 import type { EventsStore } from "../store/events_store.ts";
 import type { SessionsStore } from "../store/sessions_store.ts";
 
@@ -78,33 +78,37 @@ export function eventRoutes(deps: EventDeps): Route[] {
   ];
 }
 
-/** Events at least this large are served as SQLite's JSON bytes; smaller ones via stringify. */
+/** Events at least this large are read one row each; smaller ones as one joined batch. */
 const LARGE_EVENT_CHARS = 4096;
 /** How many of a page's first events decide its path. */
 const SAMPLE_EVENTS = 4;
 
 /**
- * How a page reads its rows (issue 14): the size of its first events picks
- * the cheaper path, since a session's events tend to be alike (measured: 1000
- * events of 100 B, stringify 1.75 ms vs SQLite JSON 2.2 ms; 63 of 64 KiB,
- * 7.0 ms vs 3.5 ms; docs/benchmarks.md).
+ * How a page reads its rows (issue 14). Every record's JSON is made by
+ * SQLite; the size of the page's first events picks how it crosses into
+ * JavaScript, since a session's events tend to be alike: small ones joined
+ * by SQLite into one row (1000 events of 100 B: 1.7 ms instead of 3.1 ms
+ * with a row and a `JSON.stringify` each), large ones a row each (63 of 64
+ * KiB: 3.5 ms instead of 7.0 ms; a batch would build the whole `limit` in
+ * SQLite before the byte bound could cut it). docs/benchmarks.md.
  */
 function pageReader(
   events: EventsStore,
   sessionId: string,
   cursor: number,
   kinds: string[] | undefined,
-): (after: number, max: number) => PageRow[] {
+): PageRead {
   // A few events, not one: a session's log starts with small ones (session.started, input).
   const sample = events.readAfter(sessionId, cursor, SAMPLE_EVENTS, kinds);
-  if (sample.some((event) => event.payload_json.length >= LARGE_EVENT_CHARS)) {
-    return (after, max) => events.readJsonAfter(sessionId, after, max, kinds);
-  }
-  return (after, max) =>
-    events.readAfter(sessionId, after, max, kinds).map((row) => ({
-      seq: row.seq,
-      text: JSON.stringify(row),
-    }));
+  const large = sample.some((event) => event.payload_json.length >= LARGE_EVENT_CHARS);
+  return (after, max, roomBytes) => {
+    if (!large) {
+      const batch = events.readJsonBatch(sessionId, after, max, kinds);
+      if (batch.count === 0) return [];
+      if (batch.json.length + 1 <= roomBytes) return [batch];
+    }
+    return events.readJsonAfter(sessionId, after, max, kinds);
+  };
 }
 
 async function readEvents(

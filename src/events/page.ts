@@ -53,12 +53,23 @@ export interface PageBody {
 }
 
 /**
- * An event of a page, as its record's JSON: text (made by `JSON.stringify`,
- * cheapest for small events) or UTF-8 bytes (made by SQLite, cheapest for
- * large ones: nothing is re-escaped or re-encoded in JavaScript, issue 14).
- * A page's rows are all of one kind.
+ * An event of a page, as its record's JSON in UTF-8 bytes made by SQLite,
+ * so nothing is re-escaped or re-encoded in JavaScript (issue 14): one
+ * event's, or `count` consecutive events' joined by commas (a batch; `seq`
+ * is its last).
  */
-export type PageRow = { seq: number; text: string } | { seq: number; json: Uint8Array };
+export interface PageRow {
+  seq: number;
+  json: Uint8Array;
+  count?: number;
+}
+
+/**
+ * Reads up to `max` events after `afterSeq`. A batch row is returned only
+ * when it fits in `roomBytes` (its bytes plus one comma): otherwise rows of
+ * one event each, so the page is cut exactly.
+ */
+export type PageRead = (afterSeq: number, max: number, roomBytes: number) => PageRow[];
 
 const encoder = new TextEncoder();
 const EVENTS_OPEN = encoder.encode('{"events":[');
@@ -73,7 +84,7 @@ const COMMA = 0x2c;
  * fit) rather than serve a silent partial page.
  */
 export function buildPage(
-  read: (afterSeq: number, max: number) => PageRow[],
+  read: PageRead,
   { afterSeq, limit, maxBytes = MAX_PAGE_BYTES, examinedTo }: {
     afterSeq: number;
     limit?: number;
@@ -90,13 +101,18 @@ export function buildPage(
   let bytes = WRAPPER_BYTES;
   let cursor = afterSeq;
   let cut = false;
+  let count = 0;
   const want = limit ?? Infinity;
-  outer: while (parts.length < want) {
-    const asked = Math.min(READ_CHUNK, want - parts.length);
-    const rows = read(cursor, asked);
+  outer: while (count < want) {
+    const asked = Math.min(READ_CHUNK, want - count);
+    const rows = read(cursor, asked, maxBytes - bytes);
+    let got = 0;
     for (const row of rows) {
-      const size = ("json" in row ? row.json.length : utf8Length(row.text)) + 1;
+      const events = row.count ?? 1;
+      got += events;
+      const size = row.json.length + 1;
       if (bytes + size > maxBytes) {
+        if (events > 1) throw new Error("A page read returned a batch beyond its room");
         if (limit === undefined) {
           throw new ServiceError(
             "event_response_too_large",
@@ -110,35 +126,31 @@ export function buildPage(
       }
       bytes += size;
       parts.push(row);
+      count += events;
       cursor = row.seq;
     }
-    if (rows.length < asked) {
+    if (got < asked) {
       if (examinedTo !== undefined) cursor = Math.max(cursor, examinedTo);
       break;
     }
   }
-  const hasMore = limit !== undefined && (parts.length === limit || cut);
+  const hasMore = limit !== undefined && (count === limit || cut);
   const tail = `],"nextCursor":{"afterSeq":${cursor}},"hasMore":${hasMore}}`;
-  return { body: assemble(parts, tail), count: parts.length, nextAfterSeq: cursor, hasMore };
+  return { body: assemble(parts, tail), count, nextAfterSeq: cursor, hasMore };
 }
 
-/** The body: text rows joined and encoded once, or byte rows copied once into place. */
+/** The body: the rows' bytes copied once into place. */
 function assemble(parts: PageRow[], tail: string): Uint8Array<ArrayBuffer> {
-  if (parts.length === 0 || !("json" in parts[0])) {
-    const texts = parts.map((part) => (part as { text: string }).text);
-    return encoder.encode(`{"events":[${texts.join(",")}${tail}`);
-  }
   const tailBytes = encoder.encode(tail);
-  let length = EVENTS_OPEN.length + tailBytes.length + parts.length - 1;
-  for (const part of parts) length += (part as { json: Uint8Array }).json.length;
+  let length = EVENTS_OPEN.length + tailBytes.length + Math.max(0, parts.length - 1);
+  for (const part of parts) length += part.json.length;
   const body = new Uint8Array(length);
   body.set(EVENTS_OPEN, 0);
   let offset = EVENTS_OPEN.length;
   for (const [index, part] of parts.entries()) {
     if (index > 0) body[offset++] = COMMA;
-    const json = (part as { json: Uint8Array }).json;
-    body.set(json, offset);
-    offset += json.length;
+    body.set(part.json, offset);
+    offset += part.json.length;
   }
   body.set(tailBytes, offset);
   return body;

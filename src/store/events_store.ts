@@ -17,6 +17,15 @@ export interface JsonRow {
   json: Uint8Array;
 }
 
+/** Consecutive events as their records' JSON joined by commas, made by SQLite in one row. */
+export interface JsonBatch {
+  /** How many events; 0 when none matched. */
+  count: number;
+  /** The seq of the last one. */
+  seq: number;
+  json: Uint8Array;
+}
+
 /**
  * Event rows in SQLite: appended in batches, read by cursor. The statements
  * are prepared once, with the store, not on every call.
@@ -31,6 +40,7 @@ export class EventsStore {
   readonly #readKinds = new Map<number, StatementSync>();
   /** `readJsonAfter` statements by number of kinds (-1: none). */
   readonly #readJson = new Map<number, StatementSync>();
+  readonly #readJsonBatch = new Map<number, StatementSync>();
 
   constructor(db: DatabaseSync) {
     this.#db = db;
@@ -97,6 +107,33 @@ export class EventsStore {
       this.#readJson.set(key, statement);
     }
     return statement.all(sessionId, afterSeq, ...(kinds ?? []), limit) as unknown as JsonRow[];
+  }
+
+  /**
+   * Like `readJsonAfter`, but the events joined into one row by SQLite: for
+   * a page of small events, one row object and one string instead of a
+   * thousand (issue 14: 1000 events of 100 B in 1.7 ms instead of 3.1 ms).
+   */
+  readJsonBatch(
+    sessionId: string,
+    afterSeq: number,
+    limit: number,
+    kinds?: readonly string[],
+  ): JsonBatch {
+    const key = kinds?.length ?? -1;
+    let statement = this.#readJsonBatch.get(key);
+    if (!statement) {
+      const filter = kinds === undefined ? "" : `AND kind IN (${kinds.map(() => "?").join(", ")})`;
+      statement = this.#db.prepare(
+        `SELECT count(*) AS count, coalesce(max(seq), 0) AS seq,
+           CAST(coalesce(group_concat(json, ',' ORDER BY seq), '') AS BLOB) AS json
+         FROM (SELECT seq, json_object('seq', seq, 'id', id, 'session_id', session_id,
+                 'kind', kind, 'payload_json', payload_json, 'created_at', created_at) AS json
+               FROM events WHERE session_id = ? AND seq > ? ${filter} ORDER BY seq LIMIT ?)`,
+      );
+      this.#readJsonBatch.set(key, statement);
+    }
+    return statement.get(sessionId, afterSeq, ...(kinds ?? []), limit) as unknown as JsonBatch;
   }
 
   /** Events with `seq > afterSeq`, ascending, at most `limit`; only `kinds` when given (D17). */

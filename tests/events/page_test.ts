@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { buildPage, resolveCursor, utf8Length } from "../../src/events/page.ts";
+import { buildPage, type PageRead, resolveCursor, utf8Length } from "../../src/events/page.ts";
 import { ServiceError } from "../../src/errors.ts";
 import type { EventRecord } from "../../src/store/events_store.ts";
 
@@ -14,24 +14,27 @@ function log(count: number, dataBytes = 10): EventRecord[] {
   }));
 }
 
-/** Rows as JSON text (the path for small events). */
-function reader(events: EventRecord[]) {
-  return (afterSeq: number, max: number) =>
+/** A row per event, as SQLite's json_object gives them (the path for large events). */
+function reader(events: EventRecord[]): PageRead {
+  return (afterSeq, max) =>
     events.filter((e) => e.seq > afterSeq).slice(0, max).map((e) => ({
       seq: e.seq,
-      text: JSON.stringify(e),
+      json: encoder.encode(JSON.stringify(e)),
     }));
 }
 
-/** Rows as JSON bytes (the path for large events: what SQLite's json_object gives). */
-function byteReader(events: EventRecord[]) {
-  return (afterSeq: number, max: number) =>
-    events.filter((e) => e.seq > afterSeq).slice(0, max).map((e) => ({
-      seq: e.seq,
-      json: new TextEncoder().encode(JSON.stringify(e)),
-    }));
+/** The events joined into one batch when it fits, else a row each (the path for small events). */
+function batchReader(events: EventRecord[]): PageRead {
+  return (afterSeq, max, roomBytes) => {
+    const rows = events.filter((e) => e.seq > afterSeq).slice(0, max);
+    if (rows.length === 0) return [];
+    const json = encoder.encode(rows.map((e) => JSON.stringify(e)).join(","));
+    if (json.length + 1 <= roomBytes) return [{ seq: rows.at(-1)!.seq, json, count: rows.length }];
+    return reader(events)(afterSeq, max, roomBytes);
+  };
 }
 
+const encoder = new TextEncoder();
 const text = (page: { body: Uint8Array }) => new TextDecoder().decode(page.body);
 
 Deno.test("resolveCursor() prefers afterSeq, resolves afterEventId, unknown reads from 0 (C4.2)", () => {
@@ -132,24 +135,40 @@ Deno.test("buildPage() counts exactly near the bound, so a page fills to it exac
   });
 });
 
-Deno.test("buildPage() gives the same bytes from text rows and from byte rows (issue 14)", () => {
+Deno.test("buildPage() gives the same page from batches and from a row per event (issue 14)", () => {
   const events = log(30, 700).map((e, i) =>
     i % 3 ? e : { ...e, payload_json: '{"data":"é\\u0001😀"}' }
   );
   for (
-    const options of [{ afterSeq: 0 }, { afterSeq: 3, limit: 7 }, {
-      afterSeq: 0,
-      limit: 30,
-      maxBytes: 9000,
-    }]
+    const options of [
+      { afterSeq: 0 },
+      { afterSeq: 3, limit: 7 },
+      { afterSeq: 0, limit: 30, maxBytes: 9000 },
+      { afterSeq: 0, maxBytes: 9000 },
+    ]
   ) {
-    const fromText = buildPage(reader(events), options);
-    const fromBytes = buildPage(byteReader(events), options);
-    assert.deepEqual(fromBytes, fromText, JSON.stringify(options));
+    const run = (read: PageRead) => {
+      try {
+        return buildPage(read, options);
+      } catch (error) {
+        return (error as ServiceError).details;
+      }
+    };
+    assert.deepEqual(run(batchReader(events)), run(reader(events)), JSON.stringify(options));
   }
-  assert.deepEqual(JSON.parse(text(buildPage(byteReader([]), { afterSeq: 0 }))), {
+  assert.deepEqual(JSON.parse(text(buildPage(batchReader([]), { afterSeq: 0 }))), {
     events: [],
     nextCursor: { afterSeq: 0 },
     hasMore: false,
   });
+});
+
+Deno.test("buildPage() refuses a batch that a reader returned beyond its room", () => {
+  const events = log(5);
+  const json = encoder.encode(events.map((e) => JSON.stringify(e)).join(","));
+  const careless: PageRead = () => [{ seq: 5, json, count: 5 }];
+  assert.throws(
+    () => buildPage(careless, { afterSeq: 0, limit: 5, maxBytes: 200 }),
+    /beyond its room/,
+  );
 });

@@ -106,5 +106,17 @@ Deno.test("readJsonAfter() gives each record's JSON, as JSON.stringify gives it 
     assert.equal(text, JSON.stringify(records[index]), texts[index].slice(0, 20));
   }
   assert.deepEqual(store.readJsonAfter("ses_j", 1, 100, ["output"]).map((r) => r.seq), [2, 4, 6]);
+
+  // The same records joined into one batch, in seq order, filtered and limited alike.
+  const joined = (list: typeof records) => list.map((r) => JSON.stringify(r)).join(",");
+  const batch = store.readJsonBatch("ses_j", 0, 100);
+  assert.equal(batch.count, 6);
+  assert.equal(batch.seq, 6);
+  assert.equal(new TextDecoder().decode(batch.json), joined(records));
+  const some = store.readJsonBatch("ses_j", 1, 2, ["output"]);
+  assert.deepEqual([some.count, some.seq], [2, 4]);
+  assert.equal(new TextDecoder().decode(some.json), joined([records[1], records[3]]));
+  const none = store.readJsonBatch("ses_j", 6, 100);
+  assert.deepEqual([none.count, none.json.length], [0, 0]);
   db.close();
 });
