@@ -86,7 +86,9 @@ export async function pageRead(ctx: BenchContext): Promise<Figure[]> {
   const svc = await startSvc(ctx.registry, home, { cpuProfDir: ctx.cpuProfDir ?? undefined });
   let svcRun;
   try {
-    svcRun = await readPages(svc.socket, seeded.sessionId, offsets, PAGE, WARMUP_READS);
+    svcRun = await readPages(svc.socket, seeded.sessionId, offsets, PAGE, WARMUP_READS, {
+      expectFull: true,
+    });
   } finally {
     await svc.stop();
   }
@@ -99,7 +101,9 @@ export async function pageRead(ctx: BenchContext): Promise<Figure[]> {
   ]);
   let bareRun;
   try {
-    bareRun = await readPages(bare.socket, seeded.sessionId, offsets, PAGE, WARMUP_READS);
+    bareRun = await readPages(bare.socket, seeded.sessionId, offsets, PAGE, WARMUP_READS, {
+      expectFull: true,
+    });
   } finally {
     await bare.stop();
   }

@@ -83,7 +83,10 @@ export class Reservation {
       },
       cancel: () => this.release(),
     });
-    return new Response(body, init);
+    // The length is known: the connection sends it as is, without chunk framing.
+    const headers = new Headers(init.headers);
+    headers.set("content-length", String(bytes.length));
+    return new Response(body, { ...init, headers });
   }
 }
 

@@ -439,17 +439,23 @@ export async function writeResponse(
     await write(request.method === "HEAD" ? bytes : concat([bytes, body]));
     return !close;
   }
+  // A length the handler declared (a page sent from memory, or a HEAD answer's GET length).
+  const declared = declaredLength(response);
   if (status === 204 || status === 304 || response.body === null) {
     await response.body?.cancel();
     const framing: BodyFraming = status === 204 || status === 304
       ? { kind: "none" }
-      : { kind: "length", length: 0 };
+      : { kind: "length", length: request.method === "HEAD" ? declared ?? 0 : 0 };
     await write(head(framing));
     return !close;
   }
   const reader = response.body.getReader();
   // The client left: cancel the body, so its producer releases what it holds (a stream slot).
   options.clientGone?.then(() => reader.cancel().catch(() => {}), () => {});
+  if (declared !== null && !isEventStream(response)) {
+    return await writeDeclared(reader, declared, request.method === "HEAD", head, write) &&
+      !close;
+  }
   const buffered: Uint8Array[] = [];
   let size = 0;
   let ended = false;
@@ -494,6 +500,53 @@ export async function writeResponse(
   }
   if (chunked) await write(LAST_CHUNK);
   return chunked && !close;
+}
+
+/** A handler's `content-length`, when it is one non-negative integer. */
+function declaredLength(response: Response): number | null {
+  const value = response.headers.get("content-length");
+  if (value === null || !/^\d{1,15}$/.test(value)) return null;
+  return Number(value);
+}
+
+/**
+ * Sends a body of a declared length as it comes, without chunk framing or
+ * copies (a large page is already in memory). A body that turns out longer
+ * or shorter than declared fails the write, which closes the connection: the
+ * client sees a truncated answer, never a wrong one.
+ */
+async function writeDeclared(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  length: number,
+  headOnly: boolean,
+  head: (framing: BodyFraming) => Uint8Array,
+  write: (bytes: Uint8Array) => Promise<void>,
+): Promise<boolean> {
+  const headBytes = head({ kind: "length", length });
+  if (headOnly) {
+    await reader.cancel();
+    await write(headBytes);
+    return true;
+  }
+  let sent = 0;
+  let headSent = false;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (value.length === 0) continue;
+      sent += value.length;
+      if (sent > length) throw new Error("The body is longer than its content-length");
+      await write(headSent ? value : concat([headBytes, value]));
+      headSent = true;
+    }
+    if (!headSent) await write(headBytes);
+    if (sent !== length) throw new Error("The body is shorter than its content-length");
+  } catch (error) {
+    await reader.cancel(error).catch(() => {});
+    throw error;
+  }
+  return true;
 }
 
 /** A byte stream the connection loop reads requests from and writes responses to. */

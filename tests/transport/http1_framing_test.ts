@@ -319,6 +319,37 @@ Deno.test("writeResponse() frames bodies by length, chunks or close", async (t) 
     const head = await written(textResponse("hello", {}), { method: "HEAD" });
     assert.match(head.text, /content-length: 5\r\n\r\n$/);
   });
+  await t.step(
+    "a declared length is sent as is, chunk by chunk, without chunk framing",
+    async () => {
+      const piece = "d".repeat(70_000);
+      const out = await written(
+        new Response(streamOf([piece, "", piece]), { headers: { "content-length": "140000" } }),
+      );
+      assert.match(out.text, /content-length: 140000\r\n/);
+      assert.doesNotMatch(out.text, /transfer-encoding/);
+      assert.ok(out.text.endsWith("\r\n\r\n" + piece + piece));
+      assert.equal(out.writes, 2, "the head rides with the first chunk");
+      assert.equal(out.reusable, true);
+    },
+  );
+  await t.step(
+    "a body longer or shorter than declared fails the write (the connection closes)",
+    async () => {
+      for (const length of ["5", "50"]) {
+        const response = new Response(streamOf(["0123456789"]), {
+          headers: { "content-length": length },
+        });
+        await assert.rejects(written(response), /content-length/);
+      }
+    },
+  );
+  await t.step("HEAD keeps a declared length", async () => {
+    const out = await written(new Response(null, { headers: { "content-length": "1234" } }), {
+      method: "HEAD",
+    });
+    assert.match(out.text, /content-length: 1234\r\n\r\n$/);
+  });
   await t.step("204 has neither body nor length", async () => {
     const out = await written(new Response(null, { status: 204 }), { keepAlive: false });
     assert.equal(out.text, "HTTP/1.1 204 No Content\r\nconnection: close\r\n\r\n");
