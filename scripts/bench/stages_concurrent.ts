@@ -1,8 +1,11 @@
 /**
  * 200 concurrent sessions each writing 1 MB (all live at once behind a gate),
- * against 200 plain children whose pipes the bench drains.
+ * against 200 plain children whose pipes the bench drains, and against
+ * storing the events svc stored with raw node:sqlite (issue 14).
  */
+import { join } from "node:path";
 import {
+  type ApiEvent,
   type BenchContext,
   closeGate,
   dataFile,
@@ -16,6 +19,7 @@ import {
 import { UnixHttpClient } from "./http_client.ts";
 import { startSvc } from "./processes.ts";
 import { type Figure, figure } from "./report.ts";
+import { RAW_BATCH_ROWS, rawInsert } from "./raw_insert.ts";
 
 const MB = 1e6;
 
@@ -52,6 +56,8 @@ export async function concurrentSessions(ctx: BenchContext): Promise<Figure[]> {
   const harness = ctx.flock === null ? "cat" : "gated-cat";
   const svc = await startSvc(ctx.registry, home, { cpuProfDir: ctx.cpuProfDir ?? undefined });
   const ids: string[] = [];
+  /** Every event svc stored, for the raw-storage baseline. */
+  const rows: ApiEvent[] = [];
   let seconds: number;
   let launchSeconds: number;
   let liveAtRelease = 0;
@@ -84,7 +90,7 @@ export async function concurrentSessions(ctx: BenchContext): Promise<Figure[]> {
         } s, ${liveAtRelease} live when the gate opened)`,
       );
       for (const id of ids) {
-        const back = await readBack(watcher, id);
+        const back = await readBack(watcher, id, (event) => rows.push(event));
         if (back.endedStatus === "completed") completed++;
         lostBytes += file.bytes - back.outputBytes;
         if (back.outputSha256 === file.sha256 && back.gapFree) lossless++;
@@ -97,7 +103,12 @@ export async function concurrentSessions(ctx: BenchContext): Promise<Figure[]> {
     await svc.stop();
   }
   const baseline = await plainChildren(ctx, file.path, file.bytes, sessions);
+  // Storing what svc stored, and nothing else: the cost no supervisor can avoid.
+  const rawSeconds = rawInsert(join(ctx.root, "raw-concurrent.db"), rows);
+  rows.length = 0;
   const details = {
+    rawInsertSeconds: rawSeconds,
+    rawBatchRows: RAW_BATCH_ROWS,
     gated: gate !== null,
     liveAtRelease,
     svcLaunchSeconds: launchSeconds,
@@ -127,6 +138,17 @@ export async function concurrentSessions(ctx: BenchContext): Promise<Figure[]> {
       svc: seconds - launchSeconds,
       baseline: baseline.seconds - baseline.spawnSeconds,
       baselineLabel: "the plain children, same gate",
+      details,
+    }),
+    figure({
+      id: "concurrent_vs_raw_storage",
+      label: `${sessions} concurrent sessions, gate opened → last ended, vs storing their events`,
+      unit: "s",
+      better: "lower",
+      svc: seconds - launchSeconds,
+      baseline: rawSeconds,
+      baselineLabel: `raw node:sqlite inserts of the same events, ${RAW_BATCH_ROWS}/txn`,
+      target: { on: "ratio", op: "<=", value: 2 },
       details,
     }),
     figure({

@@ -2,7 +2,6 @@
  * Output figures: ingestion throughput and losslessness, and output-to-visible
  * latency — each against its same-run baseline.
  */
-import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
 import {
   type ApiEvent,
@@ -18,38 +17,9 @@ import {
 import { UnixHttpClient, withClient } from "./http_client.ts";
 import { residentBytes, startSvc, TICKER_SCRIPT } from "./processes.ts";
 import { type Figure, figure, percentile } from "./report.ts";
+import { RAW_BATCH_ROWS, rawInsert } from "./raw_insert.ts";
 
 const MB = 1e6;
-/** Rows per transaction of the raw-insert baseline (deno-notes: group commits). */
-const RAW_BATCH_ROWS = 100;
-
-/** The same rows inserted with raw node:sqlite, batched, into a fresh WAL database. */
-function rawInsert(dbPath: string, rows: readonly ApiEvent[]): number {
-  const db = new DatabaseSync(dbPath);
-  try {
-    db.exec("PRAGMA journal_mode = WAL");
-    db.exec("PRAGMA synchronous = NORMAL");
-    db.exec(`CREATE TABLE events (
-      session_id TEXT NOT NULL, seq INTEGER NOT NULL, id TEXT NOT NULL UNIQUE,
-      kind TEXT NOT NULL, payload_json TEXT NOT NULL, created_at TEXT NOT NULL,
-      PRIMARY KEY (session_id, seq))`);
-    const insert = db.prepare(
-      "INSERT INTO events (session_id, seq, id, kind, payload_json, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-    );
-    const started = performance.now();
-    for (let i = 0; i < rows.length; i += RAW_BATCH_ROWS) {
-      db.exec("BEGIN IMMEDIATE");
-      for (const row of rows.slice(i, i + RAW_BATCH_ROWS)) {
-        insert.run(row.session_id, row.seq, row.id, row.kind, row.payload_json, row.created_at);
-      }
-      db.exec("COMMIT");
-    }
-    return (performance.now() - started) / 1000;
-  } finally {
-    db.close();
-  }
-}
-
 /** A harness floods 100 MB of mixed lines; svc until durable and readable vs raw inserts. */
 export async function ingestion(ctx: BenchContext): Promise<Figure[]> {
   const file = await dataFile(ctx, ctx.sizes.ingestBytes, 1);
