@@ -1,11 +1,12 @@
 import { type Clock, isoTime, systemClock } from "../clock.ts";
 import { newId } from "../ids.ts";
 import type { Logger } from "../log.ts";
-import type { EventRecord, EventsStore } from "../store/events_store.ts";
+import type { EventRecord, EventsStore, NewEvent } from "../store/events_store.ts";
 
 interface Pending {
-  readonly record: EventRecord;
-  readonly resolve: (record: EventRecord) => void;
+  readonly record: NewEvent;
+  /** Null for output, which nobody waits on. */
+  readonly resolve: ((record: EventRecord) => void) | null;
 }
 
 /** Bytes of payload queued before writers are asked to wait (backpressure). */
@@ -64,23 +65,37 @@ export class EventLog {
 
   /** Appends one event; resolves with its record once it is durable. */
   append(sessionId: string, kind: string, payload: unknown): Promise<EventRecord> {
+    const record: EventRecord = {
+      ...this.#next(sessionId),
+      kind,
+      payload_json: JSON.stringify(payload),
+    };
+    return new Promise((resolve) => this.#enqueue(record, resolve, record.payload_json.length));
+  }
+
+  /**
+   * Appends an `output` event `{stream, data}` without a promise (a pump
+   * never waits on one: `whenWritable()` is its backpressure); SQLite makes
+   * its JSON as it stores it. Readers see it once it is durable, as any event.
+   */
+  appendOutput(sessionId: string, stream: string, data: string): void {
+    const record = { ...this.#next(sessionId), kind: "output" as const, stream, data };
+    this.#enqueue(record, null, data.length);
+  }
+
+  /** The next seq, a new id and the time, for an event of `sessionId`. */
+  #next(sessionId: string): { seq: number; id: string; session_id: string; created_at: string } {
     const seq = this.#nextSeq.get(sessionId);
     if (seq === undefined) throw new Error(`Session "${sessionId}" is not open for events`);
     this.#nextSeq.set(sessionId, seq + 1);
     const now = this.#clock.now();
-    const record: EventRecord = {
-      seq,
-      id: newId("evt", now),
-      session_id: sessionId,
-      kind,
-      payload_json: JSON.stringify(payload),
-      created_at: isoTime(now),
-    };
-    return new Promise((resolve) => {
-      this.#queue.push({ record, resolve });
-      this.#queuedBytes += record.payload_json.length;
-      this.#scheduleFlush(0);
-    });
+    return { seq, id: newId("evt", now), session_id: sessionId, created_at: isoTime(now) };
+  }
+
+  #enqueue(record: NewEvent, resolve: Pending["resolve"], bytes: number): void {
+    this.#queue.push({ record, resolve });
+    this.#queuedBytes += bytes;
+    this.#scheduleFlush(0);
   }
 
   /** Resolves when the queue is below its high-water mark (callers stop reading pipes meanwhile). */
@@ -109,7 +124,7 @@ export class EventLog {
     this.#queuedBytes = 0;
     const touched = new Set<string>();
     for (const pending of batch) {
-      pending.resolve(pending.record);
+      pending.resolve?.(pending.record as EventRecord);
       touched.add(pending.record.session_id);
     }
     for (const sessionId of touched) this.notify(sessionId);

@@ -554,9 +554,7 @@ export class Supervisor {
     let partialTimer: ReturnType<typeof setTimeout> | null = null;
     let idleTimer: ReturnType<typeof setTimeout> | null = null;
     const emit = (text: string) => {
-      for (const data of splitForEvents(text)) {
-        events.append(sessionId, "output", { stream: name, data });
-      }
+      for (const data of splitForEvents(text)) events.appendOutput(sessionId, name, data);
     };
     try {
       for (;;) {

@@ -17,6 +17,25 @@ export interface JsonRow {
   json: Uint8Array;
 }
 
+/**
+ * A new `output` event whose payload `{"stream", "data"}` SQLite makes JSON
+ * as it inserts it: the output is escaped in C once, not by JSON.stringify
+ * in JavaScript and then copied again (issue 14: about 15% less time per
+ * stored megabyte, the same text).
+ */
+export interface NewOutputEvent {
+  seq: number;
+  id: string;
+  session_id: string;
+  kind: "output";
+  stream: string;
+  data: string;
+  created_at: string;
+}
+
+/** What `appendBatch` takes: a record, or an output event SQLite encodes. */
+export type NewEvent = EventRecord | NewOutputEvent;
+
 /** Consecutive events as their records' JSON joined by commas, made by SQLite in one row. */
 export interface JsonBatch {
   /** How many events; 0 when none matched. */
@@ -33,6 +52,7 @@ export interface JsonBatch {
 export class EventsStore {
   readonly #db: DatabaseSync;
   readonly #insert: StatementSync;
+  readonly #insertOutput: StatementSync;
   readonly #touch: StatementSync;
   readonly #readAfter: StatementSync;
   readonly #seqOf: StatementSync;
@@ -46,6 +66,11 @@ export class EventsStore {
     this.#db = db;
     this.#insert = db.prepare(
       "INSERT INTO events (session_id, seq, id, kind, payload_json, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+    );
+    // The keys in JSON.stringify's order for {stream, data}: the same text either way.
+    this.#insertOutput = db.prepare(
+      `INSERT INTO events (session_id, seq, id, kind, payload_json, created_at)
+       VALUES (?, ?, ?, 'output', json_object('stream', ?, 'data', ?), ?)`,
     );
     this.#touch = db.prepare(
       "UPDATE sessions SET last_seq = ?, updated_at = ? WHERE id = ? AND last_seq < ?",
@@ -62,19 +87,30 @@ export class EventsStore {
    * Appends a batch in one transaction and moves each session's `last_seq`
    * (group commit: one commit for many chunks, deno-notes).
    */
-  appendBatch(events: readonly EventRecord[]): void {
+  appendBatch(events: readonly NewEvent[]): void {
     if (events.length === 0) return;
     transaction(this.#db, () => {
-      const last = new Map<string, EventRecord>();
+      const last = new Map<string, NewEvent>();
       for (const event of events) {
-        this.#insert.run(
-          event.session_id,
-          event.seq,
-          event.id,
-          event.kind,
-          event.payload_json,
-          event.created_at,
-        );
+        if ("payload_json" in event) {
+          this.#insert.run(
+            event.session_id,
+            event.seq,
+            event.id,
+            event.kind,
+            event.payload_json,
+            event.created_at,
+          );
+        } else {
+          this.#insertOutput.run(
+            event.session_id,
+            event.seq,
+            event.id,
+            event.stream,
+            event.data,
+            event.created_at,
+          );
+        }
         last.set(event.session_id, event);
       }
       for (const event of last.values()) {

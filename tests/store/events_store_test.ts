@@ -120,3 +120,36 @@ Deno.test("readJsonAfter() gives each record's JSON, as JSON.stringify gives it 
   assert.deepEqual([none.count, none.json.length], [0, 0]);
   db.close();
 });
+
+Deno.test("appendBatch() stores an output event's payload as JSON.stringify would write it (issue 14)", () => {
+  const db = openDatabase(":memory:");
+  new SessionsStore(db).insert(runningSessionRow("ses_o"));
+  const store = new EventsStore(db);
+  const texts = [
+    "plain\n",
+    'quote " back \\ slash',
+    "ctl \u0000\u0001\u001f\b\f\n\r\t del \u007f",
+    "é € 😀 \u2028\u2029 \ufffd",
+    "x".repeat(70_000),
+  ];
+  store.appendBatch(texts.map((data, i) => ({
+    seq: i + 1,
+    id: `evt_${i}`,
+    session_id: "ses_o",
+    kind: "output" as const,
+    stream: i % 2 ? "stderr" : "stdout",
+    data,
+    created_at: "2026-11-24T00:00:00.000Z",
+  })));
+  const stored = store.readAfter("ses_o", 0, 10);
+  assert.deepEqual(stored.map((event) => event.kind), texts.map(() => "output"));
+  for (const [i, event] of stored.entries()) {
+    assert.equal(
+      event.payload_json,
+      JSON.stringify({ stream: i % 2 ? "stderr" : "stdout", data: texts[i] }),
+      texts[i].slice(0, 20),
+    );
+  }
+  assert.equal(store.lastSeq("ses_o"), 5);
+  db.close();
+});
