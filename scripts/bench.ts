@@ -1,5 +1,5 @@
 /**
- * `deno task bench [--quick] [--only=a,b] [--cpu-prof=DIR] [--out=FILE]`: the
+ * `deno task bench [--quick] [--only=a,b] [--runs=N] [--cpu-prof=DIR] [--out=FILE]`: the
  * svc benchmarks (docs/benchmarks.md). Every figure is measured against a
  * baseline in the same run and reported as svc ÷ baseline plus the absolute
  * numbers: a markdown table on stdout and `bench/results.json`. Everything
@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { dirname } from "node:path";
 import { type BenchContext, FULL, QUICK } from "./bench/context.ts";
 import { ProcessRegistry } from "./bench/processes.ts";
-import { describeMachine, type Figure, markdownTable } from "./bench/report.ts";
+import { combineRuns, describeMachine, type Figure, markdownTable } from "./bench/report.ts";
 import { healthThroughput, startAndMemory } from "./bench/stages_server.ts";
 import { ingestion, latency } from "./bench/stages_output.ts";
 import { concurrentSessions } from "./bench/stages_concurrent.ts";
@@ -37,11 +37,13 @@ const STAGES: Record<string, (ctx: BenchContext) => Promise<Figure[]>> = {
   scheduler: schedulerPass,
 };
 
-const USAGE = `Usage: deno task bench [--quick] [--only=STAGE,...] [--cpu-prof=DIR] [--out=FILE]
+const USAGE =
+  `Usage: deno task bench [--quick] [--only=STAGE,...] [--runs=N] [--cpu-prof=DIR] [--out=FILE]
 
 Stages: ${Object.keys(STAGES).join(", ")}
   --quick         smaller sizes: a smoke run of about a minute
   --only          run only these stages
+  --runs N        repeat the whole run N times (1-5); report each figure's median and its spread
   --cpu-prof DIR  run each daemon under --cpu-prof, profiles in DIR
   --out FILE      results JSON (default bench/results.json)`;
 
@@ -63,12 +65,18 @@ async function main(args: string[]): Promise<number> {
       only: { type: "string" },
       "cpu-prof": { type: "string" },
       out: { type: "string" },
+      runs: { type: "string", default: "1" },
       help: { type: "boolean", default: false },
     },
   });
   if (values.help) {
     console.log(USAGE);
     return 0;
+  }
+  const runs = Number(values.runs);
+  if (!Number.isInteger(runs) || runs < 1 || runs > 5) {
+    console.error(`--runs must be 1 to 5\n${USAGE}`);
+    return 2;
   }
   const selected = values.only ? values.only.split(",") : Object.keys(STAGES);
   const unknown = selected.filter((name) => !(name in STAGES));
@@ -118,8 +126,8 @@ async function main(args: string[]): Promise<number> {
   Deno.addSignalListener("SIGINT", onSignal);
   Deno.addSignalListener("SIGTERM", onSignal);
   const watchdog = setTimeout(
-    () => abort(`the run passed ${RUN_LIMIT_MS / 1000} s`, 1),
-    RUN_LIMIT_MS,
+    () => abort(`the run passed ${(RUN_LIMIT_MS * runs) / 1000} s`, 1),
+    RUN_LIMIT_MS * runs,
   );
   Deno.unrefTimer(watchdog);
 
@@ -133,27 +141,33 @@ async function main(args: string[]): Promise<number> {
     flock: findProgram(["/usr/bin/flock", "/bin/flock"]),
     log,
   };
-  const figures: Figure[] = [];
-  const failures: Array<{ stage: string; error: string }> = [];
-  const stageRuns: Array<{ stage: string; seconds: number; loadAverageAtStart: number[] }> = [];
+  const runFigures: Figure[][] = [];
+  const failures: Array<{ run: number; stage: string; error: string }> = [];
+  const stageRuns: Array<
+    { run: number; stage: string; seconds: number; loadAverageAtStart: number[] }
+  > = [];
   try {
-    log(`${values.quick ? "quick" : "full"} run; temporary root ${root}`);
-    for (const name of selected) {
-      if (cleaned) break;
-      const loadAverageAtStart = Deno.loadavg();
-      log(`stage ${name} (load average ${loadAverageAtStart.join(" ")})`);
-      const stageStarted = performance.now();
-      try {
-        figures.push(...await STAGES[name](ctx));
-      } catch (error) {
-        const text = error instanceof Error ? error.stack ?? error.message : String(error);
-        log(`stage ${name} failed: ${text}`);
-        failures.push({ stage: name, error: text });
-        await registry.stopAll(5000);
+    log(`${values.quick ? "quick" : "full"} run ×${runs}; temporary root ${root}`);
+    for (let run = 1; run <= runs && !cleaned; run++) {
+      const figures: Figure[] = [];
+      runFigures.push(figures);
+      for (const name of selected) {
+        if (cleaned) break;
+        const loadAverageAtStart = Deno.loadavg();
+        log(`run ${run}: stage ${name} (load average ${loadAverageAtStart.join(" ")})`);
+        const stageStarted = performance.now();
+        try {
+          figures.push(...await STAGES[name](ctx));
+        } catch (error) {
+          const text = error instanceof Error ? error.stack ?? error.message : String(error);
+          log(`stage ${name} failed: ${text}`);
+          failures.push({ run, stage: name, error: text });
+          await registry.stopAll(5000);
+        }
+        const seconds = (performance.now() - stageStarted) / 1000;
+        stageRuns.push({ run, stage: name, seconds, loadAverageAtStart });
+        log(`stage ${name} took ${seconds.toFixed(1)} s`);
       }
-      const seconds = (performance.now() - stageStarted) / 1000;
-      stageRuns.push({ stage: name, seconds, loadAverageAtStart });
-      log(`stage ${name} took ${seconds.toFixed(1)} s`);
     }
   } finally {
     await cleanup(10_000);
@@ -162,10 +176,12 @@ async function main(args: string[]): Promise<number> {
     Deno.removeSignalListener("SIGTERM", onSignal);
   }
 
+  const figures = runs === 1 ? runFigures[0] ?? [] : combineRuns(runFigures);
   const table = markdownTable(figures);
   const results = {
     generatedAt: new Date().toISOString(),
     mode: values.quick ? "quick" : "full",
+    runs,
     stages: stageRuns,
     durationSeconds: (performance.now() - startedAt) / 1000,
     machine: { ...machine, loadAverageAtEnd: Deno.loadavg() },

@@ -121,7 +121,75 @@ function formatMet(figure: Figure): string {
   return figure.met === null ? "—" : figure.met ? "met" : "**missed**";
 }
 
-/** The markdown table of a run. */
+/** One run's values of a figure, kept when several runs are combined. */
+export interface RunValues {
+  svc: number;
+  baseline: number;
+  ratio: number;
+}
+
+/**
+ * Combines the figures of several full runs (issue 14: "the median of 3 full
+ * runs, with the spread"): per figure, the median svc value, the median
+ * baseline and the median ratio, the target judged on those medians; each
+ * run's values are kept in `runs`. A figure missing from a run (its stage
+ * failed there) is combined from the runs that have it.
+ */
+export function combineRuns(runs: readonly (readonly Figure[])[]): Figure[] {
+  const order: string[] = [];
+  const byId = new Map<string, Figure[]>();
+  for (const run of runs) {
+    for (const f of run) {
+      if (!byId.has(f.id)) {
+        order.push(f.id);
+        byId.set(f.id, []);
+      }
+      byId.get(f.id)!.push(f);
+    }
+  }
+  return order.map((id) => {
+    const all = byId.get(id)!;
+    const first = all[0];
+    const combined = figure({
+      id,
+      label: first.label,
+      unit: first.unit,
+      better: first.better,
+      svc: median(all.map((f) => f.svc)),
+      baseline: median(all.map((f) => f.baseline)),
+      baselineLabel: first.baselineLabel,
+      target: first.target ?? undefined,
+      details: first.details,
+    });
+    const ratios = all.map((f) => f.ratio).filter(Number.isFinite);
+    const ratio = ratios.length > 0 ? median(ratios) : combined.ratio;
+    let met = combined.met;
+    if (first.target?.on === "ratio") {
+      met = first.target.op === ">="
+        ? ratio >= first.target.value
+        : first.target.op === "<="
+        ? ratio <= first.target.value
+        : ratio === first.target.value;
+    }
+    const values: RunValues[] = all.map((f) => ({
+      svc: f.svc,
+      baseline: f.baseline,
+      ratio: f.ratio,
+    }));
+    return { ...combined, ratio, met, details: { ...first.details, runs: values } };
+  });
+}
+
+function formatRatio(figure: Figure): string {
+  if (!Number.isFinite(figure.ratio)) return "n/a";
+  const text = `${figure.ratio.toFixed(3)}×`;
+  const runs = figure.details.runs as RunValues[] | undefined;
+  if (!runs || runs.length < 2) return text;
+  const ratios = runs.map((run) => run.ratio).filter(Number.isFinite);
+  return `${text} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`;
+}
+
+/** The markdown table of a run (of the medians, with each ratio's spread, for several runs). */
 export function markdownTable(figures: readonly Figure[]): string {
   const rows = [
     "| figure | svc | baseline | ratio (svc ÷ baseline) | target | |",
@@ -131,9 +199,9 @@ export function markdownTable(figures: readonly Figure[]): string {
     rows.push(
       `| ${f.label} | ${formatNumber(f.svc)} ${f.unit} | ${
         formatNumber(f.baseline)
-      } ${f.unit} (${f.baselineLabel}) | ${
-        Number.isFinite(f.ratio) ? f.ratio.toFixed(3) : "n/a"
-      }× | ${formatTarget(f)} | ${formatMet(f)} |`,
+      } ${f.unit} (${f.baselineLabel}) | ${formatRatio(f)} | ${formatTarget(f)} | ${
+        formatMet(f)
+      } |`,
     );
   }
   return rows.join("\n");
