@@ -45,7 +45,7 @@ export function localEndpoint(paths: HomePaths, os: string = Deno.build.os): Loc
       address: name,
       // The first-instance flag refuses a pipe someone else holds; the home lock covers svc.
       prepare: () => Promise.resolve(),
-      listen: (handler) => listenNamedPipe(name, handler),
+      listen: (handler, responseHeaders) => listenNamedPipe(name, handler, { responseHeaders }),
     };
   }
   const target = { socketPath: paths.socket };

@@ -211,6 +211,8 @@ export interface PipeServerSettings {
   readTimeoutMs?: number;
   /** After this long, shutdown cancels in-flight writes too (default 5 s). */
   shutdownGraceMs?: number;
+  /** Fields every refusal of the server itself carries (`Svc-Instance`, D5). */
+  responseHeaders?: Record<string, string>;
 }
 
 /**
@@ -440,7 +442,9 @@ class PipeServer<Handle> {
     this.#connections.add(conn);
     try {
       if (this.#connections.size > (this.#options.maxConnections ?? 64)) {
-        await conn.write(framingErrorResponse(TOO_MANY_CONNECTIONS)).catch(() => {});
+        await conn.write(
+          framingErrorResponse(TOO_MANY_CONNECTIONS, undefined, this.#options.responseHeaders),
+        ).catch(() => {});
         return;
       }
       // A handler that throws is answered 500 internal_error by the framing.
@@ -450,6 +454,7 @@ class PipeServer<Handle> {
           timeouts: { ...DEFAULT_TIMEOUTS, idleMs: this.#options.readTimeoutMs },
         }),
         isStopping: () => this.#stopping,
+        responseHeaders: this.#options.responseHeaders,
       });
     } finally {
       this.#connections.delete(conn);

@@ -439,13 +439,18 @@ Deno.test("listenNamedPipe() refuses to serve a pipe it cannot secure (fail clos
 
 Deno.test("listenNamedPipe() answers 503 past maxConnections", async () => {
   const pipes = new FakePipes();
-  const listener = await listenNamedPipe(PIPE, handler, { system: pipes, maxConnections: 1 });
+  const listener = await listenNamedPipe(PIPE, handler, {
+    system: pipes,
+    maxConnections: 1,
+    responseHeaders: { "svc-instance": "inst-1" },
+  });
   const idle = pipes.dial();
   await until(() => pipes.instances.length === 2, "a second listening instance");
   const extra = pipes.dial();
   await until(() => extra.instance.state === "closed", "the refused connection to close");
   assert.match(extra.received, /^HTTP\/1\.1 503 /);
   assert.match(extra.received, /"code":"too_many_connections"/);
+  assert.match(extra.received, /svc-instance: inst-1\r\n/, "the refusal names the instance");
   idle.send(GET_WHO);
   await until(() => /200 OK/.test(idle.received), "the first connection to be served");
   await listener.shutdown();
