@@ -8,7 +8,7 @@
  */
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { type BenchContext, FULL, QUICK } from "./bench/context.ts";
 import { ProcessRegistry } from "./bench/processes.ts";
 import { combineRuns, describeMachine, type Figure, markdownTable } from "./bench/report.ts";
@@ -131,16 +131,17 @@ async function main(args: string[]): Promise<number> {
   );
   Deno.unrefTimer(watchdog);
 
-  const ctx: BenchContext = {
+  // Each run has its own root: stages name their homes, databases and routines.
+  const contextFor = (run: number): BenchContext => ({
     sizes: values.quick ? QUICK : FULL,
     quick: values.quick,
-    root,
+    root: runs === 1 ? root : join(root, `run-${run}`),
     registry,
     cpuProfDir,
     cat: findProgram(["/bin/cat", "/usr/bin/cat"]) ?? "cat",
     flock: findProgram(["/usr/bin/flock", "/bin/flock"]),
     log,
-  };
+  });
   const runFigures: Figure[][] = [];
   const failures: Array<{ run: number; stage: string; error: string }> = [];
   const stageRuns: Array<
@@ -149,6 +150,8 @@ async function main(args: string[]): Promise<number> {
   try {
     log(`${values.quick ? "quick" : "full"} run ×${runs}; temporary root ${root}`);
     for (let run = 1; run <= runs && !cleaned; run++) {
+      const ctx = contextFor(run);
+      await Deno.mkdir(ctx.root, { recursive: true, mode: 0o700 });
       const figures: Figure[] = [];
       runFigures.push(figures);
       for (const name of selected) {
@@ -185,7 +188,7 @@ async function main(args: string[]): Promise<number> {
     stages: stageRuns,
     durationSeconds: (performance.now() - startedAt) / 1000,
     machine: { ...machine, loadAverageAtEnd: Deno.loadavg() },
-    sizes: ctx.sizes,
+    sizes: values.quick ? QUICK : FULL,
     figures,
     failures,
     table,
