@@ -140,6 +140,8 @@ function responses(route: Route): Record<string, unknown> {
 function response(doc: ResponseDoc): Record<string, unknown> {
   if (!doc.schema) return { description: doc.description };
   const type = doc.contentType ?? "application/json";
-  const schema = type === "text/event-stream" ? { type: "string" } : toSchema(doc.schema, "output");
+  const schema = type === "text/event-stream"
+    ? { type: "string" }
+    : toSchema(doc.schema(), "output");
   return { description: doc.description, content: { [type]: { schema } } };
 }

@@ -13,8 +13,11 @@ export interface RouteContext {
 /** One documented answer of a route (issue 15: the OpenAPI document is made from these). */
 export interface ResponseDoc {
   readonly description: string;
-  /** The body's schema; absent for an empty body. */
-  readonly schema?: z.ZodType;
+  /**
+   * The body's schema, built when the OpenAPI document is (src/api/schemas.ts
+   * says why); absent for an empty body.
+   */
+  readonly schema?: () => z.ZodType;
   /** Default `application/json`. */
   readonly contentType?: "application/json" | "text/event-stream";
 }

@@ -41,7 +41,7 @@ export function buildRoutes(deps: RouteDeps): Route[] {
     operationId: "getOpenApi",
     tag: "system",
     responses: {
-      200: { description: "The document", schema: z.record(z.string(), z.unknown()) },
+      200: { description: "The document", schema: () => z.record(z.string(), z.unknown()) },
     },
     handler: () => jsonResponse(openApiDocument(routes, svcVersion())),
   });

@@ -142,7 +142,7 @@ export function sessionRoutes(deps: SessionDeps): Route[] {
         limit: z.int().min(1).max(1000).optional().describe("Clamped to 1-1000; default 100"),
       }),
       responses: {
-        200: { description: "Session records", schema: z.array(sessionRecordSchema) },
+        200: { description: "Session records", schema: () => z.array(sessionRecordSchema()) },
         400: errorDoc("A bad `status` or a non-integer `limit`"),
       },
       handler: ({ url }) => {
@@ -171,7 +171,7 @@ export function sessionRoutes(deps: SessionDeps): Route[] {
         500: errorDoc("`launch_failed` (the record exists, ended failed) or `worktree_failed`"),
         503: {
           description: "`context_admission_unavailable` (C4.3) or `store_unavailable`",
-          schema: z.union([contextAdmissionRefusalSchema, errorEnvelopeSchema]),
+          schema: () => z.union([contextAdmissionRefusalSchema(), errorEnvelopeSchema()]),
         },
       },
       ownerOnly: "Launching a session", // D23: TCP never executes anything.
@@ -249,7 +249,7 @@ export function sessionRoutes(deps: SessionDeps): Route[] {
         409: errorDoc("`session_not_live`, `session_input_closed` or `session_input_backlogged`"),
         503: {
           description: "`context_admission_unavailable` (C4.3) or `store_unavailable`",
-          schema: z.union([contextAdmissionRefusalSchema, errorEnvelopeSchema]),
+          schema: () => z.union([contextAdmissionRefusalSchema(), errorEnvelopeSchema()]),
         },
       },
       ownerOnly: "Sending input to a session",

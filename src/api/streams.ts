@@ -13,7 +13,7 @@ import { errorDoc } from "./schemas.ts";
 const SESSION_STREAM_RESPONSES = {
   200: {
     description: "Server-Sent Events (`id` = seq, `event` = kind, `data` = the event record)",
-    schema: z.string(),
+    schema: () => z.string(),
     contentType: "text/event-stream" as const,
   },
   400: errorDoc("A bad query parameter"),
@@ -101,7 +101,7 @@ export function streamRoutes(deps: StreamDeps): Route[] {
       responses: {
         200: {
           description: "Server-Sent Events of what changes in the daemon (D19)",
-          schema: z.string(),
+          schema: () => z.string(),
           contentType: "text/event-stream",
         },
         503: errorDoc("`too_many_streams`"),

@@ -96,7 +96,7 @@ export function systemRoutes(deps: SystemDeps): Route[] {
       responses: {
         200: {
           description: "The capability records",
-          schema: z.object({ capabilities: z.array(capabilityRecordSchema) }),
+          schema: () => z.object({ capabilities: z.array(capabilityRecordSchema()) }),
         },
       },
       handler: () => jsonTextResponse(`{"capabilities":${deps.capabilitiesJson()}}`),
@@ -108,7 +108,10 @@ export function systemRoutes(deps: SystemDeps): Route[] {
       operationId: "getApiVersion",
       tag: "system",
       responses: {
-        200: { description: "The route family", schema: z.object({ version: z.literal("v1") }) },
+        200: {
+          description: "The route family",
+          schema: () => z.object({ version: z.literal("v1") }),
+        },
       },
       handler: () => jsonResponse({ version: "v1" }),
     },
@@ -121,11 +124,12 @@ export function systemRoutes(deps: SystemDeps): Route[] {
       responses: {
         200: {
           description: "The session-policy contract, without enforcement",
-          schema: z.object({
-            contract: z.string(),
-            enforcement: z.literal("unavailable"),
-            supportedProfiles: z.array(z.string()),
-          }),
+          schema: () =>
+            z.object({
+              contract: z.string(),
+              enforcement: z.literal("unavailable"),
+              supportedProfiles: z.array(z.string()),
+            }),
         },
       },
       handler: () =>
@@ -145,7 +149,7 @@ export function systemRoutes(deps: SystemDeps): Route[] {
         400: errorDoc("The request breaks the schema"),
         409: {
           description: "Always refused (C4.4), or `session_policy_expired` in the envelope",
-          schema: z.union([restrictedRefusalSchema, errorEnvelopeSchema]),
+          schema: () => z.union([restrictedRefusalSchema(), errorEnvelopeSchema()]),
         },
         413: errorDoc("A body over 64 KiB"),
       },
@@ -178,7 +182,7 @@ export function systemRoutes(deps: SystemDeps): Route[] {
       responses: {
         202: {
           description: "The stop has begun",
-          schema: z.object({ ok: z.literal(true), accepted: z.literal(true) }),
+          schema: () => z.object({ ok: z.literal(true), accepted: z.literal(true) }),
         },
       },
       ownerOnly: "Shutting the daemon down",
