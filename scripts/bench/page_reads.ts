@@ -1,4 +1,48 @@
+import { join } from "node:path";
+import type { BenchContext } from "./context.ts";
 import { UnixHttpClient } from "./http_client.ts";
+import { startServer, startSvc } from "./processes.ts";
+
+/** The reads of one server: each read's milliseconds and the last page's size. */
+export interface PageRun {
+  ms: number[];
+  bytes: number;
+}
+
+/**
+ * The same page reads through svc on `home` and then through the bare page
+ * server (scripts/bench/bare_page_server.ts) on the same database, one
+ * server at a time.
+ */
+export async function readPagesFromBoth(
+  ctx: BenchContext,
+  home: string,
+  sessionId: string,
+  reads: { offsets: number[]; limit: number; warmup: number; expectFull?: boolean },
+): Promise<{ svc: PageRun; bare: PageRun }> {
+  const { offsets, limit, warmup, expectFull } = reads;
+  const svcServer = await startSvc(ctx.registry, home, {
+    cpuProfDir: ctx.cpuProfDir ?? undefined,
+  });
+  let svc: PageRun;
+  try {
+    svc = await readPages(svcServer.socket, sessionId, offsets, limit, warmup, { expectFull });
+  } finally {
+    await svcServer.stop();
+  }
+  const bareServer = await startServer(ctx.registry, "bare page server", join(home, "bare.sock"), [
+    new URL("./bare_page_server.ts", import.meta.url).pathname,
+    join(home, "bare.sock"),
+    join(home, "svc.db"),
+  ]);
+  let bare: PageRun;
+  try {
+    bare = await readPages(bareServer.socket, sessionId, offsets, limit, warmup, { expectFull });
+  } finally {
+    await bareServer.stop();
+  }
+  return { svc, bare };
+}
 
 /**
  * Reads event pages of `limit` at `offsets`, one at a time, on one
@@ -14,7 +58,7 @@ export async function readPages(
   limit: number,
   warmup: number,
   { expectFull = false }: { expectFull?: boolean } = {},
-): Promise<{ ms: number[]; bytes: number }> {
+): Promise<PageRun> {
   const client = await UnixHttpClient.connect(socket);
   const ms: number[] = [];
   let bytes = 0;

@@ -12,8 +12,7 @@ import { SessionsStore } from "../../src/store/sessions_store.ts";
 import { seededSessionRow } from "./seed_rows.ts";
 import { type BenchContext, makeHome } from "./context.ts";
 import { seededRandom } from "./data.ts";
-import { readPages } from "./page_reads.ts";
-import { startServer, startSvc } from "./processes.ts";
+import { readPagesFromBoth } from "./page_reads.ts";
 import { type Figure, figure, percentile } from "./report.ts";
 
 /** 63 events of 64 KiB: the largest page under the 4 MiB bound. */
@@ -70,24 +69,11 @@ export async function bigPageRead(ctx: BenchContext): Promise<Figure[]> {
     () => Math.floor(random() * (events - PAGE)),
   );
 
-  const svc = await startSvc(ctx.registry, home, { cpuProfDir: ctx.cpuProfDir ?? undefined });
-  let svcRun;
-  try {
-    svcRun = await readPages(svc.socket, sessionId, offsets, PAGE, WARMUP_READS);
-  } finally {
-    await svc.stop();
-  }
-  const bare = await startServer(ctx.registry, "bare page server", join(home, "bare.sock"), [
-    new URL("./bare_page_server.ts", import.meta.url).pathname,
-    join(home, "bare.sock"),
-    dbPath,
-  ]);
-  let bareRun;
-  try {
-    bareRun = await readPages(bare.socket, sessionId, offsets, PAGE, WARMUP_READS);
-  } finally {
-    await bare.stop();
-  }
+  const { svc: svcRun, bare: bareRun } = await readPagesFromBoth(ctx, home, sessionId, {
+    offsets,
+    limit: PAGE,
+    warmup: WARMUP_READS,
+  });
   const details = {
     events,
     reads,

@@ -16,8 +16,8 @@ import { resolveTimeZone } from "../../src/automations/next_due.ts";
 import { type BenchContext, makeHome } from "./context.ts";
 import { seededRandom, shortLines } from "./data.ts";
 import { UnixHttpClient } from "./http_client.ts";
-import { startServer, startSvc } from "./processes.ts";
-import { readPages } from "./page_reads.ts";
+import { startSvc } from "./processes.ts";
+import { readPagesFromBoth } from "./page_reads.ts";
 import { seededSessionRow } from "./seed_rows.ts";
 import { type Figure, figure, median, percentile } from "./report.ts";
 
@@ -83,30 +83,14 @@ export async function pageRead(ctx: BenchContext): Promise<Figure[]> {
     () => Math.floor(random() * (pageEvents - PAGE)),
   );
 
-  const svc = await startSvc(ctx.registry, home, { cpuProfDir: ctx.cpuProfDir ?? undefined });
-  let svcRun;
-  try {
-    svcRun = await readPages(svc.socket, seeded.sessionId, offsets, PAGE, WARMUP_READS, {
-      expectFull: true,
-    });
-  } finally {
-    await svc.stop();
-  }
+  const { svc: svcRun, bare: bareRun } = await readPagesFromBoth(ctx, home, seeded.sessionId, {
+    offsets,
+    limit: PAGE,
+    warmup: WARMUP_READS,
+    expectFull: true,
+  });
   const svcMs = svcRun.ms;
   const pageBytes = svcRun.bytes;
-  const bare = await startServer(ctx.registry, "bare page server", join(home, "bare.sock"), [
-    new URL("./bare_page_server.ts", import.meta.url).pathname,
-    join(home, "bare.sock"),
-    dbPath,
-  ]);
-  let bareRun;
-  try {
-    bareRun = await readPages(bare.socket, seeded.sessionId, offsets, PAGE, WARMUP_READS, {
-      expectFull: true,
-    });
-  } finally {
-    await bare.stop();
-  }
 
   const db = new DatabaseSync(dbPath, { readOnly: true });
   const selectMs: number[] = [];

@@ -63,6 +63,17 @@ async function launchFlood(rig: FaultRig): Promise<{ sessionId: string; startFlo
   return { sessionId, startFlood: () => Deno.writeTextFileSync(trigger, "go") };
 }
 
+/** A flooding session whose output starts once `home`'s disk is full; `filler` frees it. */
+async function floodOnFullDisk(
+  rig: FaultRig,
+  home: string,
+): Promise<{ sessionId: string; filler: string }> {
+  const { sessionId, startFlood } = await launchFlood(rig);
+  const filler = await fillDisk(home);
+  startFlood();
+  return { sessionId, filler };
+}
+
 /**
  * While the store refuses writes: degraded health, a clear 5xx on a launch,
  * reads still served, and the daemon stays up through several retry rounds.
@@ -139,9 +150,7 @@ Deno.test({
     const home = await tmpfsHome("8m");
     try {
       await using rig = await faultRig({ home });
-      const { sessionId, startFlood } = await launchFlood(rig);
-      const filler = await fillDisk(home);
-      startFlood();
+      const { sessionId, filler } = await floodOnFullDisk(rig, home);
       await assertDegraded(rig, sessionId);
       assert.ok(rig.serve && !(await exitedYet(rig)), "the daemon is still running");
       await Deno.remove(filler);
@@ -305,9 +314,7 @@ Deno.test({
     const home = await tmpfsHome("8m");
     try {
       await using rig = await faultRig({ home });
-      const { sessionId, startFlood } = await launchFlood(rig);
-      const filler = await fillDisk(home);
-      startFlood();
+      const { sessionId, filler } = await floodOnFullDisk(rig, home);
       await eventually("the store to degrade", async () => {
         const body = await health(rig.socket);
         return body.store === "degraded" ? true : undefined;
