@@ -40,9 +40,13 @@ export async function startServe(
   home: string,
   extraArgs: string[] = [],
   env: Record<string, string> = {},
+  /** A program that runs the daemon's command line (`prlimit --nofile=…`). */
+  wrapper: string[] = [],
 ): Promise<ServeProcess> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", MAIN, "serve", "--home", home, ...extraArgs],
+  const command = [Deno.execPath(), "run", "--allow-all", MAIN, "serve", "--home", home];
+  const [program, ...args] = [...wrapper, ...command, ...extraArgs];
+  const child = new Deno.Command(program, {
+    args,
     env: { NO_COLOR: "1", ...env },
     stdin: "null",
     stdout: "null",
