@@ -1,9 +1,9 @@
 /**
- * HTTP/1.1 over a raw byte stream, for the transport that hands svc bytes
- * instead of `Request`s (the Windows named pipe, docs/windows.md): an
- * incremental request parser, a response serializer and a connection loop
- * over any `ByteDuplex`. Nothing here touches the OS, so all of it is tested
- * on every platform.
+ * HTTP/1.1 over a raw byte stream, for every transport of the daemon (the
+ * Unix socket and TCP through http1_server.ts, the Windows named pipe,
+ * docs/windows.md): an incremental request parser, a response serializer and
+ * a connection loop over any `ByteDuplex`. Nothing here touches the OS, so
+ * all of it is tested on every platform.
  *
  * Deliberately small: origin-form targets, `Content-Length` bodies only
  * (chunked request bodies get 411, other transfer codings 501), keep-alive,
