@@ -29,6 +29,23 @@ export const systemClock: Clock = {
     }),
 };
 
+/** Whether `work` settles within `ms` of `clock`'s time (it keeps running either way). */
+export async function settlesWithin(
+  clock: Clock,
+  work: Promise<unknown>,
+  ms: number,
+): Promise<boolean> {
+  const deadline = new AbortController();
+  try {
+    return await Promise.race([
+      work.then(() => true, () => true),
+      clock.sleep(ms, deadline.signal).then(() => false),
+    ]);
+  } finally {
+    deadline.abort();
+  }
+}
+
 /** ISO 8601 UTC with milliseconds (D4). */
 export function isoTime(ms: number): string {
   return new Date(ms).toISOString();

@@ -1,7 +1,7 @@
 import type { DatabaseSync } from "node:sqlite";
 import { createHandler, type Handler } from "./api/app.ts";
 import { buildRoutes } from "./api/routes.ts";
-import { type Clock, systemClock } from "./clock.ts";
+import { type Clock, settlesWithin, systemClock } from "./clock.ts";
 import { ConfigError } from "./config/config_error.ts";
 import { type HomePaths, homePaths, prepareHome } from "./config/home.ts";
 import { loadConfig } from "./config/load.ts";
@@ -385,7 +385,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           // A store that cannot take a session's last events (a full disk) would hold this
           // forever: past the deadline they are left as a kill -9 leaves them (never served,
           // so never acknowledged), and start-up recovery ends those sessions.
-          const sessionsEnded = await within(
+          const sessionsEnded = await settlesWithin(
+            systemClock,
             supervisor.shutdown().then(() => runner.settled()),
             SESSIONS_STOP_DEADLINE_MS,
           );
@@ -396,7 +397,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           }
           // Issue 13: a client holding a request open (an unfinished body) must not keep the
           // daemon alive with its socket gone: past the deadline the rest is cut at exit.
-          if (!await within(Promise.all(closing), STOP_DEADLINE_MS)) {
+          if (!await settlesWithin(systemClock, Promise.all(closing), STOP_DEADLINE_MS)) {
             log.warn("Connections still open at the stop deadline are cut", {
               deadlineMs: STOP_DEADLINE_MS,
             });
@@ -461,17 +462,4 @@ function defaultCodexHome(): string {
   if (fromEnv) return fromEnv;
   const userHome = Deno.env.get(Deno.build.os === "windows" ? "USERPROFILE" : "HOME") ?? ".";
   return `${userHome}/.codex`;
-}
-
-/** Whether `work` settled within `ms` (it keeps running either way). */
-async function within(work: Promise<unknown>, ms: number): Promise<boolean> {
-  const deadline = new AbortController();
-  try {
-    return await Promise.race([
-      work.then(() => true, () => true),
-      systemClock.sleep(ms, deadline.signal).then(() => false),
-    ]);
-  } finally {
-    deadline.abort();
-  }
 }

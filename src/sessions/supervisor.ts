@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { ServiceError, sessionNotFound, storeUnavailable } from "../errors.ts";
-import { type Clock, isoTime } from "../clock.ts";
+import { type Clock, isoTime, settlesWithin } from "../clock.ts";
 import type { EventLog } from "../events/event_log.ts";
 import { OutputDecoder, splitForEvents } from "../events/output_decoder.ts";
 import { truncateUtf8 } from "../events/page.ts";
@@ -368,13 +368,10 @@ export class Supervisor {
     }, PARTIAL_IDLE_MS);
     // Acknowledged once its event is durable (issue 13); a store that stops committing meanwhile
     // gets 503, saying the child already has the bytes.
-    if (recorded !== null) {
-      const done = new AbortController();
-      const timeout = this.#options.clock.sleep(INPUT_DURABLE_MS, done.signal)
-        .then(() => done.signal.aborted ? "recorded" : "timeout");
-      const outcome = await Promise.race([recorded.then(() => "recorded"), timeout]);
-      done.abort();
-      if (outcome === "timeout") throw storeUnavailable({ sessionId, delivered: true });
+    if (
+      recorded !== null && !await settlesWithin(this.#options.clock, recorded, INPUT_DURABLE_MS)
+    ) {
+      throw storeUnavailable({ sessionId, delivered: true });
     }
     return {}; // Raw input is written at once (D7): there is no turn to queue behind.
   }
