@@ -84,6 +84,13 @@ const FIELD_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):(.*)$/;
 const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
 
+/** The refusal of a connection beyond a server's cap (503, then close). */
+export const TOO_MANY_CONNECTIONS = new FramingError(
+  503,
+  "too_many_connections",
+  "The daemon is serving as many connections as it allows: retry shortly",
+);
+
 function badRequest(message: string): FramingError {
   return new FramingError(400, "invalid_request", message);
 }

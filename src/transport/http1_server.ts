@@ -21,19 +21,13 @@ import {
   type ByteDuplex,
   DEFAULT_LIMITS,
   DEFAULT_TIMEOUTS,
-  FramingError,
   framingErrorResponse,
   serveHttp1Connection,
+  TOO_MANY_CONNECTIONS,
 } from "./http1_framing.ts";
 
 /** Connections served at once (docs/operations.md). */
 const MAX_CONNECTIONS = 512;
-
-const TOO_MANY_CONNECTIONS = new FramingError(
-  503,
-  "too_many_connections",
-  "The daemon is serving as many connections as it allows: retry shortly",
-);
 
 /** Options of `serveHttp1`. */
 export interface Http1ServerOptions {

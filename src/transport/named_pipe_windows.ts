@@ -8,9 +8,9 @@ import {
   type ByteDuplex,
   DEFAULT_LIMITS,
   DEFAULT_TIMEOUTS,
-  FramingError,
   framingErrorResponse,
   serveHttp1Connection,
+  TOO_MANY_CONNECTIONS,
 } from "./http1_framing.ts";
 
 /*
@@ -355,12 +355,6 @@ class PipeConnection<Handle> implements ByteDuplex {
     );
   }
 }
-
-const TOO_MANY_CONNECTIONS = new FramingError(
-  503,
-  "too_many_connections",
-  "The daemon is serving too many connections: retry shortly",
-);
 
 /** The accept loop and the live connections of one pipe name. */
 class PipeServer<Handle> {
