@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { freePort, startTestDaemon, type TestDaemon, waitForEnd } from "../helpers/daemon.ts";
 import { removeTree, tempHome } from "../helpers/home.ts";
 import { httpRequest, rawHttp } from "../helpers/http.ts";
+import { routineDefinition } from "../helpers/routine.ts";
 
 type Json = Record<string, unknown>;
 // deno-lint-ignore no-explicit-any
@@ -278,20 +279,12 @@ Deno.test("a pending request runs notify.command with its details, no shell (D18
 Deno.test("an unattended routine run meets a request: denied by policy, the run finishes (D18)", async () => {
   await withDaemon({}, async (t, project) => {
     const created = await act(t, "svc.automations.create", {
-      definition: {
-        schemaVersion: 1,
-        id: "asker",
+      definition: routineDefinition("asker", {
         name: "Asker",
-        status: "PAUSED",
-        rrule: "FREQ=DAILY;BYHOUR=3",
-        timezone: "utc",
-        misfire: "latest",
-        overlap: "forbid",
-        timeoutMinutes: 5,
         runtime: "agent",
         prompt: "ask Bash touch created.txt",
         cwd: project,
-      },
+      }),
     });
     assert.equal(created.http, 200, JSON.stringify(created));
     const run = await act(t, "svc.automations.run", { id: "asker" });
