@@ -204,7 +204,6 @@ export class EventsStore {
     return row.denied;
   }
 
-  /** The highest stored seq of a session (0 when it has none). */
   /**
    * What a run reports as its result (D22 `summary`): the final assistant
    * text of the last turn; for a session without turns (a raw harness), the
@@ -225,6 +224,7 @@ export class EventsStore {
     return output.reverse().map((row) => row.text ?? "").join("");
   }
 
+  /** The highest stored seq of a session (0 when it has none). */
   lastSeq(sessionId: string): number {
     const row = this.#lastSeq.get(sessionId) as { seq: number | null } | undefined;
     return row?.seq ?? 0;
