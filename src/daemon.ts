@@ -109,7 +109,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     config.projectRoots = options.projectRoots;
   }
 
-  const local = localEndpoint(paths);
+  const local = await localEndpoint(paths);
   if (options.tcp && Deno.build.os === "windows") {
     throw new ConfigError("--tcp is not available on Windows: use the named pipe");
   }

@@ -11,7 +11,7 @@ export const capabilitiesCommand: Command = {
   usage: `Usage: svc capabilities [--home DIR] [--json]`,
   async run(args, io) {
     const { values } = parseCommandArgs(args, CLIENT_OPTIONS);
-    const { client } = connect(values.home, io);
+    const { client } = await connect(values.home, io);
     try {
       const response = await client.get<{ capabilities: CapabilityRecord[] }>("/capabilities");
       return printResponse(io, response, values.json, (body) =>

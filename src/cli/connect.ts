@@ -7,8 +7,11 @@ import type { Io } from "./command.ts";
  * A client for the daemon of `--home` / `$SVC_HOME` / `~/.svc` over its
  * local endpoint, and that endpoint's address (socket path or pipe name).
  */
-export function connect(home: string | undefined, io: Io): { client: SvcClient; socket: string } {
-  const local = localEndpoint(homePaths(resolveHome(home, io.env)));
+export async function connect(
+  home: string | undefined,
+  io: Io,
+): Promise<{ client: SvcClient; socket: string }> {
+  const local = await localEndpoint(homePaths(resolveHome(home, io.env)));
   return { client: new SvcClient(local.target), socket: local.address };
 }
 
@@ -18,7 +21,7 @@ export async function withClient(
   io: Io,
   call: (client: SvcClient) => Promise<number>,
 ): Promise<number> {
-  const { client } = connect(home, io);
+  const { client } = await connect(home, io);
   try {
     return await call(client);
   } finally {

@@ -64,7 +64,7 @@ Options:
     if (values.json && values.raw) {
       throw new UsageError('"--raw" cannot be combined with "--json"');
     }
-    const { client } = connect(values.home, io);
+    const { client } = await connect(values.home, io);
     try {
       let printer = eventPrinter(io, values.json);
       if (!values.json && !values.raw) {

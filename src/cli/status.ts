@@ -17,7 +17,7 @@ the next routine due (the ACTIVE routine whose next run is soonest, local time).
 --json prints the raw /health response. Exits 3 when no daemon answers.`,
   async run(args, io) {
     const { values } = parseCommandArgs(args, CLIENT_OPTIONS);
-    const { client, socket } = connect(values.home, io);
+    const { client, socket } = await connect(values.home, io);
     try {
       const health = await client.health();
       if (values.json) {

@@ -16,7 +16,7 @@ Asks the daemon to shut down (live sessions are ended and recorded as killed)
 and waits until it has fully stopped. Exits 3 when no daemon answers.`,
   async run(args, io) {
     const { values } = parseCommandArgs(args, { home: { type: "string" } });
-    const { client, socket } = connect(values.home, io);
+    const { client, socket } = await connect(values.home, io);
     try {
       const response = await client.post("/shutdown", {});
       if (!response.ok) {

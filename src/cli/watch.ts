@@ -27,7 +27,7 @@ Options:
   --json   one JSON object per notice: {"at": ISO time, "kind", "data"}`,
   async run(args, io) {
     const { values } = parseCommandArgs(args, CLIENT_OPTIONS);
-    const { client } = connect(values.home, io);
+    const { client } = await connect(values.home, io);
     const controller = new AbortController();
     const interrupt = () => controller.abort();
     Deno.addSignalListener("SIGINT", interrupt);

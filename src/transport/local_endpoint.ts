@@ -4,7 +4,6 @@ import { ConfigError } from "../config/config_error.ts";
 import type { HomePaths } from "../config/home.ts";
 import type { Logger } from "../log.ts";
 import type { Listener } from "./listener.ts";
-import { listenNamedPipe, pipeNameFor } from "./named_pipe_windows.ts";
 import { probeSocket } from "./socket_probe.ts";
 import { listenUnix } from "./unix_socket.ts";
 
@@ -35,9 +34,16 @@ export interface LocalEndpoint {
   ): Promise<Listener>;
 }
 
-/** The local endpoint of a home on `os`. */
-export function localEndpoint(paths: HomePaths, os: string = Deno.build.os): LocalEndpoint {
+/**
+ * The local endpoint of a home on `os`. The pipe's module is loaded only on
+ * Windows: its `node:crypto` costs every other start 20 ms and 4 MB (issue 14).
+ */
+export async function localEndpoint(
+  paths: HomePaths,
+  os: string = Deno.build.os,
+): Promise<LocalEndpoint> {
   if (os === "windows") {
+    const { listenNamedPipe, pipeNameFor } = await import("./named_pipe_windows.ts");
     const name = pipeNameFor(paths.root);
     return {
       endpoint: { transport: "pipe", name },
