@@ -24,6 +24,7 @@ export interface SpawnedProcess {
   readonly pid: number;
   /** The process group it leads (its pid, after setsid). */
   readonly pgid: number;
+  /** Byte streams (`type: "bytes"`): the supervisor reads them into a buffer of its own. */
   readonly stdout: ReadableStream<Uint8Array>;
   readonly stderr: ReadableStream<Uint8Array>;
   readonly stdin: WritableStream<Uint8Array>;

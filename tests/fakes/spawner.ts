@@ -17,15 +17,16 @@ export class FakeProcess implements SpawnedProcess {
   readonly status: Promise<ExitStatus>;
   readonly signals: Deno.Signal[] = [];
   stdinText = "";
-  #out!: ReadableStreamDefaultController<Uint8Array>;
-  #err!: ReadableStreamDefaultController<Uint8Array>;
+  #out!: ReadableByteStreamController;
+  #err!: ReadableByteStreamController;
   #exit!: (status: ExitStatus) => void;
   #exited = false;
 
   constructor(request: SpawnRequest) {
     this.request = request;
-    this.stdout = new ReadableStream({ start: (c) => void (this.#out = c) });
-    this.stderr = new ReadableStream({ start: (c) => void (this.#err = c) });
+    // Byte streams, as a real child's pipes: the supervisor reads them into its own buffer.
+    this.stdout = new ReadableStream({ type: "bytes", start: (c) => void (this.#out = c) });
+    this.stderr = new ReadableStream({ type: "bytes", start: (c) => void (this.#err = c) });
     this.stdin = new WritableStream({
       write: (chunk) => void (this.stdinText += new TextDecoder().decode(chunk)),
     });
@@ -34,6 +35,7 @@ export class FakeProcess implements SpawnedProcess {
 
   /** Writes text on stdout or stderr. */
   write(text: string, stream: "stdout" | "stderr" = "stdout"): void {
+    if (text === "") return; // A byte stream refuses empty chunks; a pipe never delivers one.
     (stream === "stdout" ? this.#out : this.#err).enqueue(new TextEncoder().encode(text));
   }
 
@@ -41,8 +43,10 @@ export class FakeProcess implements SpawnedProcess {
   exit(code: number, signal: string | null = null): void {
     if (this.#exited) return;
     this.#exited = true;
-    this.#out.close();
-    this.#err.close();
+    for (const pipe of [this.#out, this.#err]) {
+      pipe.close();
+      pipe.byobRequest?.respond(0); // A reader waiting with its buffer learns of the end (EOF).
+    }
     this.#exit({ code, signal });
   }
 
