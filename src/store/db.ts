@@ -2,6 +2,16 @@ import { DatabaseSync } from "node:sqlite";
 import { MIGRATIONS } from "./migrations.ts";
 
 /**
+ * The page size of a new store: output events are kilobytes to 64 KiB, and
+ * with 16 KiB pages storing them costs about 30% less than with SQLite's
+ * default 4 KiB (fewer overflow pages and B-tree updates; issue 14).
+ */
+export const PAGE_BYTES = 16384;
+
+/** WAL bytes between automatic checkpoints: SQLite's default of 1000 pages of 4 KiB. */
+const CHECKPOINT_BYTES = 1000 * 4096;
+
+/**
  * Opens the store at `path` (created 0600): WAL with `synchronous=NORMAL`,
  * which survives any process crash (kill -9) with every committed
  * transaction intact; a power loss may roll back the last few commits, never
@@ -10,9 +20,14 @@ import { MIGRATIONS } from "./migrations.ts";
 export function openDatabase(path: string): DatabaseSync {
   const db = new DatabaseSync(path, { timeout: 5000 });
   try {
+    // Takes effect only when the file is created; an older store keeps its page size.
+    db.exec(`PRAGMA page_size = ${PAGE_BYTES}`);
     db.exec("PRAGMA journal_mode = WAL");
     db.exec("PRAGMA synchronous = NORMAL");
     db.exec("PRAGMA foreign_keys = ON");
+    // SQLite's default checkpoints every 1000 pages: keep that many bytes whatever the page size.
+    const { page_size } = db.prepare("PRAGMA page_size").get() as { page_size: number };
+    db.exec(`PRAGMA wal_autocheckpoint = ${Math.ceil(CHECKPOINT_BYTES / page_size)}`);
     migrate(db);
   } catch (error) {
     db.close();
