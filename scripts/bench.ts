@@ -9,7 +9,7 @@
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
-import { type BenchContext, FULL, QUICK } from "./bench/context.ts";
+import { type BenchContext, FULL, QUICK, settleDisk } from "./bench/context.ts";
 import { ProcessRegistry } from "./bench/processes.ts";
 import { combineRuns, describeMachine, type Figure, markdownTable } from "./bench/report.ts";
 import { healthThroughput, startAndMemory } from "./bench/stages_server.ts";
@@ -156,6 +156,7 @@ async function main(args: string[]): Promise<number> {
       runFigures.push(figures);
       for (const name of selected) {
         if (cleaned) break;
+        await settleDisk();
         const loadAverageAtStart = Deno.loadavg();
         log(`run ${run}: stage ${name} (load average ${loadAverageAtStart.join(" ")})`);
         const stageStarted = performance.now();

@@ -15,6 +15,7 @@ import {
   makeHome,
   projectDir,
   readBack,
+  settleDisk,
 } from "./context.ts";
 import { UnixHttpClient } from "./http_client.ts";
 import { startSvc } from "./processes.ts";
@@ -81,6 +82,7 @@ export async function concurrentSessions(ctx: BenchContext): Promise<Figure[]> {
       launchSeconds = (performance.now() - started) / 1000;
       const watcher = launchers[0];
       liveAtRelease = await pollRunning(watcher, () => true, 0);
+      await settleDisk();
       gate?.open();
       await pollRunning(watcher, (running) => running === 0, 300_000);
       seconds = (performance.now() - started) / 1000;
@@ -104,6 +106,7 @@ export async function concurrentSessions(ctx: BenchContext): Promise<Figure[]> {
   }
   const baseline = await plainChildren(ctx, file.path, file.bytes, sessions);
   // Storing what svc stored, and nothing else: the cost no supervisor can avoid.
+  await settleDisk();
   const rawSeconds = rawInsert(join(ctx.root, "raw-concurrent.db"), rows);
   rows.length = 0;
   const details = {

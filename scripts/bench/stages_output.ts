@@ -12,6 +12,7 @@ import {
   makeHome,
   projectDir,
   readBack,
+  settleDisk,
   waitForEnd,
 } from "./context.ts";
 import { UnixHttpClient, withClient } from "./http_client.ts";
@@ -33,6 +34,7 @@ export async function ingestion(ctx: BenchContext): Promise<Figure[]> {
   try {
     const client = await UnixHttpClient.connect(svc.socket);
     try {
+      await settleDisk();
       const started = performance.now();
       const id = await launch(client, { projectRoot: root, harness: "cat", prompt: file.path });
       const ended = await waitForEnd(client, id, { everyMs: 10, timeoutMs: 300_000 });
@@ -46,6 +48,7 @@ export async function ingestion(ctx: BenchContext): Promise<Figure[]> {
   } finally {
     await svc.stop();
   }
+  await settleDisk();
   const rawSeconds = rawInsert(join(ctx.root, "raw-ingest.db"), rows);
   const bytesOut = back.outputBytes;
   const details = {
