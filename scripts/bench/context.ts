@@ -286,10 +286,9 @@ export async function dataFile(ctx: BenchContext, bytes: number, seed: number) {
 
 /**
  * Writes every dirty page to disk (`sync`) before a measured phase that
- * writes: otherwise the kernel's writeback of what the stage before wrote
- * (hundreds of MB) lands in it, on one side of a comparison and not the other
- * (measured: the raw-storage baseline right after svc's run took 1.3–1.9 s
- * for the same rows). Where `sync` is missing (Windows), nothing is done.
+ * writes, so that it does not start with the kernel's writeback of what the
+ * phase before wrote (hundreds of MB) still to do. Where `sync` is missing
+ * (Windows), nothing is done.
  */
 export async function settleDisk(): Promise<void> {
   try {
