@@ -236,7 +236,7 @@ export class SvcClient {
   ): Promise<Response> {
     try {
       const request = { method, ...init };
-      // node:http only for a pipe: loading it costs every other process 25 ms and 6 MB.
+      // node:http only for a pipe (Windows): see localEndpoint() for what loading it costs.
       return this.#pipe === undefined
         ? await fetch(this.#baseUrl + path, { ...request, client: this.#httpClient })
         : await (await import("./node_http_fetch.ts")).fetchOverPath(

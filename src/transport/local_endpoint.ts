@@ -36,7 +36,8 @@ export interface LocalEndpoint {
 
 /**
  * The local endpoint of a home on `os`. The pipe's module is loaded only on
- * Windows: its `node:crypto` costs every other start 20 ms and 4 MB (issue 14).
+ * Windows: its `node:crypto`, with the pipe client's `node:http`, cost every
+ * start elsewhere about 20 ms and 6 MB (issue 14).
  */
 export async function localEndpoint(
   paths: HomePaths,
