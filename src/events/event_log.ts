@@ -76,9 +76,10 @@ export class EventLog {
   /**
    * Appends an `output` event `{stream, data}` without a promise (a pump
    * never waits on one: `whenWritable()` is its backpressure); SQLite makes
-   * its JSON as it stores it. Readers see it once it is durable, as any event.
+   * its JSON as it stores it. `data` is text or its UTF-8 bytes (valid: the
+   * caller checks). Readers see it once it is durable, as any event.
    */
-  appendOutput(sessionId: string, stream: string, data: string): void {
+  appendOutput(sessionId: string, stream: string, data: string | Uint8Array): void {
     const record = { ...this.#next(sessionId), kind: "output" as const, stream, data };
     this.#enqueue(record, null, data.length);
   }

@@ -42,6 +42,13 @@ export class OutputDecoder {
     return joined + this.#decoder.decode(bytes.subarray(from, end));
   }
 
+  /** Hands over the bytes of an incomplete character held, leaving the decoder as new. */
+  takeHeld(): Uint8Array | null {
+    const held = this.#held;
+    this.#held = null;
+    return held;
+  }
+
   /** Ends the stream: an incomplete character left over becomes U+FFFD. */
   flush(): string {
     const held = this.#held;
@@ -148,5 +155,28 @@ export function splitForEvents(text: string, maxBytes = MAX_OUTPUT_EVENT_BYTES):
     restBytes -= cutBytes;
   }
   pieces.push(text.slice(start));
+  return pieces;
+}
+
+/**
+ * `splitForEvents()` on valid UTF-8: the same cuts, made on the bytes. The pieces are views of
+ * `bytes`.
+ */
+export function splitBytesForEvents(
+  bytes: Uint8Array,
+  maxBytes = MAX_OUTPUT_EVENT_BYTES,
+): Uint8Array[] {
+  const newlineFrom = Math.ceil(maxBytes * NEWLINE_CUT_SHARE) - 1;
+  const pieces: Uint8Array[] = [];
+  let start = 0;
+  while (bytes.length - start > maxBytes) {
+    let cut = start + maxBytes;
+    const newlineAt = bytes.lastIndexOf(0x0a, cut - 1);
+    if (newlineAt >= start + newlineFrom) cut = newlineAt + 1;
+    else while ((bytes[cut] & 0xc0) === 0x80) cut--; // Not inside a character.
+    pieces.push(bytes.subarray(start, cut));
+    start = cut;
+  }
+  if (start < bytes.length) pieces.push(bytes.subarray(start));
   return pieces;
 }

@@ -142,12 +142,56 @@ const PATTERN = new RegExp(
 );
 /** Every rule's literals: on output without secrets, about five times as fast as PATTERN. */
 const LITERALS = new RegExp([...new Set(RULES.map((rule) => rule.literal))].join("|"), "g");
+/** The same literals for a yes/no test: no `g`, so no `lastIndex` to reset. */
+const ANY_LITERAL = new RegExp(LITERALS.source);
 const KEY_END_AT_END = new RegExp(`${KEY_END}$`);
 const OPENING_QUOTE = /^\\?["']?/;
 /** A long line is never cut right after one of these: a secret shape may run across it. */
 const TOKEN_CHAR = /[A-Za-z0-9_.~+/=-]/;
 
 type Groups = Record<string, string | undefined>;
+
+/**
+ * Whether `text` holds a literal of any rule; text without one holds no secret (every match
+ * holds its rule's literal). The literals are ASCII, which in UTF-8 is never part of another
+ * character: tested on UTF-8 bytes read as Latin-1 (one character per byte), the answer is the
+ * same as on the decoded text.
+ */
+export function hasLiteral(text: string): boolean {
+  return ANY_LITERAL.test(text);
+}
+
+/** TOKEN_CHAR by ASCII byte (1 for a token character). */
+const TOKEN_BYTES = Uint8Array.from(
+  { length: 0x80 },
+  (_, byte) => TOKEN_CHAR.test(String.fromCharCode(byte)) ? 1 : 0,
+);
+
+/**
+ * Where UTF-8 output without a literal (so without a secret) may be cut: after its last
+ * newline, or, in a line longer than MAX_HELD_LINE_CHARS bytes, as `StreamRedactor.push()` cuts
+ * one: after the last non-token character at least CUT_LINE_TAIL_CHARS bytes before the end,
+ * else at the character boundary there. Counted in bytes, the held tail is at least as long in
+ * characters as `push()` needs: a secret starting before the cut would hold a literal within
+ * LITERAL_REACH characters, in the held tail, which has none.
+ */
+export function cleanCut(bytes: Uint8Array): number {
+  const lineStart = bytes.lastIndexOf(0x0a) + 1;
+  if (bytes.length - lineStart <= MAX_HELD_LINE_CHARS) return lineStart;
+  const to = bytes.length - CUT_LINE_TAIL_CHARS;
+  for (let cut = to; cut > lineStart; cut--) {
+    if (isContinuationByte(bytes[cut])) continue; // Not a character boundary.
+    const before = bytes[cut - 1];
+    if (before >= 0x80 || TOKEN_BYTES[before] === 0) return cut;
+  }
+  let cut = to;
+  while (cut > lineStart && isContinuationByte(bytes[cut])) cut--;
+  return cut;
+}
+
+function isContinuationByte(byte: number): boolean {
+  return (byte & 0xc0) === 0x80;
+}
 
 function ruleIndex(groups: Groups): number {
   return RULES.findIndex((_, index) => groups[`r${index}`] !== undefined);
@@ -367,6 +411,20 @@ export class StreamRedactor {
     const cut = wordCut(this.#held, limit, holdLastWords);
     // Cut at the end, the spans are those of the emitted text itself.
     return this.#emit(cut, openKey, cut === this.#held.length ? spans : null);
+  }
+
+  /**
+   * Hands over the held partial line when no later text can make it part of a secret: it holds
+   * no literal and no private-key block is open. The redactor is then empty, as if new; the
+   * caller answers for the text from there (a faster path for output without secrets).
+   * Returns null, holding on, otherwise.
+   */
+  release(): string | null {
+    if (this.#openKeyAt !== null || hasLiteral(this.#held)) return null;
+    const held = this.#held;
+    this.#held = "";
+    this.#nextLongLineCutAt = MAX_HELD_LINE_CHARS + 1;
+    return held;
   }
 
   /** Returns everything still held, redacted, at the end of the stream. */

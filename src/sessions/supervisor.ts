@@ -2,7 +2,8 @@ import { join } from "node:path";
 import { ServiceError, sessionNotFound, storeUnavailable } from "../errors.ts";
 import { type Clock, isoTime, settlesWithin } from "../clock.ts";
 import type { EventLog } from "../events/event_log.ts";
-import { MAX_OUTPUT_EVENT_BYTES, OutputDecoder, splitForEvents } from "../events/output_decoder.ts";
+import { MAX_OUTPUT_EVENT_BYTES } from "../events/output_decoder.ts";
+import { type OutputPiece, OutputStream } from "../events/output_stream.ts";
 import { truncateUtf8 } from "../events/page.ts";
 import { redactText, StreamRedactor } from "../events/redact.ts";
 import { newId } from "../ids.ts";
@@ -553,16 +554,15 @@ export class Supervisor {
     onText: ((text: string) => void) | null,
   ): Promise<void> {
     const { events } = this.#options;
-    const decoder = new OutputDecoder();
-    const redactor = new StreamRedactor();
+    const output = new OutputStream(onText);
     const reader = stream.getReader({ mode: "byob" });
     let buffer = new Uint8Array(READ_BYTES);
     const onStop = () => reader.cancel().catch(() => {});
     stop.addEventListener("abort", onStop, { once: true });
     let partialTimer: ReturnType<typeof setTimeout> | null = null;
     let idleTimer: ReturnType<typeof setTimeout> | null = null;
-    const emit = (text: string) => {
-      for (const data of splitForEvents(text)) events.appendOutput(sessionId, name, data);
+    const emit = (pieces: OutputPiece[]) => {
+      for (const data of pieces) events.appendOutput(sessionId, name, data);
     };
     try {
       for (;;) {
@@ -571,19 +571,17 @@ export class Supervisor {
         if (done) break;
         buffer = new Uint8Array(value.buffer);
         rawSink?.writeSync(value);
-        const text = decoder.push(value);
-        emit(redactor.push(text));
-        onText?.(text);
+        emit(output.push(value));
         if (idleTimer !== null) clearTimeout(idleTimer);
         idleTimer = null;
-        if (redactor.pending() === 0) continue;
+        if (output.pending() === 0) continue;
         partialTimer ??= setTimeout(() => {
           partialTimer = null;
-          emit(redactor.flushPartial({ holdLastWords: 2 }));
+          emit(output.flushPartial({ holdLastWords: 2 }));
         }, PARTIAL_LINE_MS);
         idleTimer = setTimeout(() => {
           idleTimer = null;
-          emit(redactor.flushPartial());
+          emit(output.flushPartial());
         }, PARTIAL_IDLE_MS);
       }
     } catch {
@@ -592,9 +590,7 @@ export class Supervisor {
       stop.removeEventListener("abort", onStop);
       if (partialTimer !== null) clearTimeout(partialTimer);
       if (idleTimer !== null) clearTimeout(idleTimer);
-      const rest = decoder.flush();
-      emit(redactor.push(rest) + redactor.flush());
-      if (rest !== "") onText?.(rest);
+      emit(output.flush());
     }
   }
 

@@ -21,7 +21,8 @@ export interface JsonRow {
  * A new `output` event whose payload `{"stream", "data"}` SQLite makes JSON
  * as it inserts it: the output is escaped in C once, not by JSON.stringify
  * in JavaScript and then copied again (issue 14: about 15% less time per
- * stored megabyte, the same text).
+ * stored megabyte, the same text). `data` may be valid UTF-8 bytes, stored
+ * as the text they encode.
  */
 export interface NewOutputEvent {
   seq: number;
@@ -29,7 +30,7 @@ export interface NewOutputEvent {
   session_id: string;
   kind: "output";
   stream: string;
-  data: string;
+  data: string | Uint8Array;
   created_at: string;
 }
 
@@ -70,7 +71,7 @@ export class EventsStore {
     // The keys in JSON.stringify's order for {stream, data}: the same text either way.
     this.#insertOutput = db.prepare(
       `INSERT INTO events (session_id, seq, id, kind, payload_json, created_at)
-       VALUES (?, ?, ?, 'output', json_object('stream', ?, 'data', ?), ?)`,
+       VALUES (?, ?, ?, 'output', json_object('stream', ?, 'data', CAST(? AS TEXT)), ?)`,
     );
     this.#touch = db.prepare(
       "UPDATE sessions SET last_seq = ?, updated_at = ? WHERE id = ? AND last_seq < ?",

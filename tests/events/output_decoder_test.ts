@@ -3,6 +3,7 @@ import fc from "fast-check";
 import {
   MAX_OUTPUT_EVENT_BYTES,
   OutputDecoder,
+  splitBytesForEvents,
   splitForEvents,
 } from "../../src/events/output_decoder.ts";
 
@@ -237,4 +238,48 @@ Deno.test("splitForEvents() cuts where counting character by character cuts", as
       { numRuns: 50 },
     );
   });
+});
+
+Deno.test("splitBytesForEvents() cuts valid UTF-8 where splitForEvents() cuts its text", async (t) => {
+  const unit = fc.constantFrom("a", "\n", "é", "€", "😀");
+  const decoder = new TextDecoder();
+  const check = (text: string, maxBytes: number) => {
+    const pieces = splitBytesForEvents(encoder.encode(text), maxBytes);
+    assert.deepEqual(pieces.map((piece) => decoder.decode(piece)), splitForEvents(text, maxBytes));
+  };
+  await t.step("small bounds", () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit, maxLength: 300, size: "max" }),
+        fc.integer({ min: 4, max: 100 }),
+        check,
+      ),
+      { numRuns: 2000 },
+    );
+  });
+  await t.step("the default bound, on long mixed text", () => {
+    const long = fc.array(
+      fc.oneof(
+        fc.string({ unit, maxLength: 2000 }),
+        fc.constant("a line of output\n"),
+        fc.constant("x".repeat(30_000)),
+        fc.constant("€".repeat(10_000)),
+      ),
+      { maxLength: 30, size: "max" },
+    ).map((parts) => parts.join(""));
+    fc.assert(fc.property(long, (text) => check(text, MAX_OUTPUT_EVENT_BYTES)), { numRuns: 50 });
+  });
+  await t.step(
+    "no bytes, no pieces",
+    () => assert.deepEqual(splitBytesForEvents(new Uint8Array(0)), []),
+  );
+});
+
+Deno.test("OutputDecoder.takeHeld() hands over an incomplete character and starts anew", () => {
+  const decoder = new OutputDecoder();
+  assert.equal(decoder.takeHeld(), null);
+  assert.equal(decoder.push(Uint8Array.of(0x41, 0xe2, 0x82)), "A");
+  assert.deepEqual(decoder.takeHeld(), Uint8Array.of(0xe2, 0x82));
+  assert.equal(decoder.push(Uint8Array.of(0xac)), "\ufffd", "no longer joined");
+  assert.equal(decoder.flush(), "");
 });

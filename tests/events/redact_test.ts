@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
+import { Buffer } from "node:buffer";
 import {
+  cleanCut,
+  hasLiteral,
   LITERAL_REACH,
   MAX_HELD_LINE_CHARS,
   MAX_PRIVATE_KEY_CHARS,
@@ -502,5 +505,86 @@ Deno.test("StreamRedactor.push() returns redactText() of exactly the text it rel
       }),
       { numRuns: 40 },
     );
+  });
+});
+
+/** UTF-8 bytes of `text` read as Latin-1: one character per byte. */
+function latin1Of(text: string): string {
+  return Buffer.from(new TextEncoder().encode(text)).toString("latin1");
+}
+
+Deno.test("hasLiteral() gives the same answer on UTF-8 read as Latin-1 as on the text", () => {
+  const withBytes = fc.oneof(textArbitrary(20), fc.string({ unit: "binary", maxLength: 200 }));
+  fc.assert(
+    fc.property(withBytes, (text) => {
+      assert.equal(hasLiteral(latin1Of(text)), hasLiteral(text), JSON.stringify(text));
+    }),
+    { numRuns: 1000 },
+  );
+  for (const secret of Object.values(FAKE)) {
+    if (redactText(secret) !== secret) assert.ok(hasLiteral(latin1Of(`é ${secret} 🙂`)));
+  }
+  assert.equal(hasLiteral(latin1Of("the agent — café 日本語 🙂 build passed\n")), false);
+});
+
+Deno.test("hasLiteral(): no text without a literal has a secret", () => {
+  fc.assert(
+    fc.property(textArbitrary(30), (text) => {
+      if (!hasLiteral(text)) assert.equal(redactText(text), text);
+    }),
+    { numRuns: 1000 },
+  );
+});
+
+Deno.test("cleanCut() cuts after the last newline", async (t) => {
+  const bytes = (text: string) => new TextEncoder().encode(text);
+  await t.step("a held partial line", () => assert.equal(cleanCut(bytes("ab\ncd\nef")), 6));
+  await t.step("no newline", () => assert.equal(cleanCut(bytes("abc")), 0));
+  await t.step("ending in a newline", () => assert.equal(cleanCut(bytes("ab\n")), 3));
+  await t.step("a partial line of the most held bytes", () => {
+    assert.equal(cleanCut(bytes("ab\n" + "x".repeat(MAX_HELD_LINE_CHARS))), 3);
+  });
+});
+
+Deno.test("cleanCut() cuts a long line after a non-token character, holding 1024 bytes", async (t) => {
+  const encode = (text: string) => new TextEncoder().encode(text);
+  await t.step("after the last space before the tail", () => {
+    const line = "word ".repeat(2000);
+    const cut = cleanCut(encode(line));
+    assert.equal(cut, line.lastIndexOf(" ", line.length - 1024) + 1);
+    assert.ok(line.length - cut >= 1024);
+  });
+  await t.step("after a multi-byte character, never inside one", () => {
+    const line = "x".repeat(9000) + "€" + "y".repeat(1500);
+    const bytes = encode(line);
+    assert.equal(cleanCut(bytes), 9003);
+  });
+  await t.step("at a character boundary when no place is safe", () => {
+    const line = "x".repeat(9001) + "€" + "y".repeat(1022); // The tail starts inside "€".
+    const bytes = encode(line);
+    const cut = cleanCut(bytes);
+    assert.equal(cut, 9001);
+    assert.notEqual(bytes[cut] & 0xc0, 0x80);
+  });
+});
+
+Deno.test("StreamRedactor.release() hands over a held line only when it is clean", async (t) => {
+  await t.step("a clean partial line", () => {
+    const redactor = new StreamRedactor();
+    assert.equal(redactor.push("a\nprompt> "), "a\n");
+    assert.equal(redactor.release(), "prompt> ");
+    assert.equal(redactor.pending(), 0);
+    assert.equal(redactor.push("b\n"), "b\n");
+  });
+  await t.step("not a line that holds a literal", () => {
+    const redactor = new StreamRedactor();
+    redactor.push("MY_TOKEN=abc");
+    assert.equal(redactor.release(), null);
+    assert.equal(redactor.push("def\n"), "MY_TOKEN=[REDACTED:assignment]\n");
+  });
+  await t.step("not while a private key block is open", () => {
+    const redactor = new StreamRedactor();
+    redactor.push("-----BEGIN PRIVATE KEY-----\nAAAA\n");
+    assert.equal(redactor.release(), null);
   });
 });
