@@ -183,9 +183,10 @@ export function combineRuns(runs: readonly (readonly Figure[])[]): Figure[] {
 function formatRatio(figure: Figure): string {
   if (!Number.isFinite(figure.ratio)) return "n/a";
   const text = `${figure.ratio.toFixed(3)}×`;
-  const runs = figure.details.runs as RunValues[] | undefined;
-  if (!runs || runs.length < 2) return text;
-  const ratios = runs.map((run) => run.ratio).filter(Number.isFinite);
+  // One run has no spread; a stage's own `runs` detail (its rounds, without ratios) is not one.
+  const runs = figure.details.runs as Partial<RunValues>[] | undefined;
+  const ratios = (runs ?? []).map((run) => run.ratio ?? NaN).filter(Number.isFinite);
+  if (ratios.length < 2) return text;
   return `${text} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`;
 }
 

@@ -43,3 +43,10 @@ Deno.test("combineRuns() takes each figure's medians, judges the target on the m
   assert.equal(rss.ratio, 2);
   assert.match(markdownTable([page]), /\| 1\.200× \(1\.00–2\.00\) \|/);
 });
+
+Deno.test("markdownTable() gives no spread for one run, even when a stage keeps its own runs", () => {
+  const [page] = run(1.2, 1, false);
+  const withRounds = { ...page, details: { runs: [{ readers: 0 }, { readers: 200 }] } };
+  assert.match(markdownTable([withRounds]), /\| 1\.200× \| ratio ≤ 1\.5 \|/);
+  assert.match(markdownTable([page]), /\| 1\.200× \| ratio ≤ 1\.5 \|/);
+});
