@@ -4,6 +4,7 @@ import type { Route, RouteContext } from "./route.ts";
 import type { EventLog } from "../events/event_log.ts";
 import type { DaemonFeed } from "../events/daemon_feed.ts";
 import { sessionEventStream } from "../events/session_stream.ts";
+import { StreamReads } from "./stream_reads.ts";
 import type { EventsStore } from "../store/events_store.ts";
 import type { SessionsStore } from "../store/sessions_store.ts";
 import { z } from "zod";
@@ -46,6 +47,7 @@ const SSE_HEADERS = {
 
 /** Server-Sent Events (D19): a session's log with resume, and the daemon-wide feed. */
 export function streamRoutes(deps: StreamDeps): Route[] {
+  const reads = new StreamReads(() => deps.log.changes);
   let open = 0;
   /** Takes a stream slot or refuses with 503; the returned function gives it back (once). */
   const takeSlot = (): () => void => {
@@ -79,7 +81,7 @@ export function streamRoutes(deps: StreamDeps): Route[] {
         if (!sessionId) {
           throw invalidRequest('Query parameter "sessionId" is required', "sessionId");
         }
-        return streamSession(deps, ctx, sessionId, takeSlot);
+        return streamSession(deps, reads, ctx, sessionId, takeSlot);
       },
     },
     {
@@ -90,7 +92,7 @@ export function streamRoutes(deps: StreamDeps): Route[] {
       query: streamQuery,
       tag: "streams",
       responses: SESSION_STREAM_RESPONSES,
-      handler: (ctx) => streamSession(deps, ctx, ctx.params.id, takeSlot),
+      handler: (ctx) => streamSession(deps, reads, ctx, ctx.params.id, takeSlot),
     },
     {
       method: "GET",
@@ -117,6 +119,7 @@ export function streamRoutes(deps: StreamDeps): Route[] {
 
 function streamSession(
   deps: StreamDeps,
+  reads: StreamReads,
   { req, url }: RouteContext,
   sessionId: string,
   takeSlot: () => () => void,
@@ -125,15 +128,30 @@ function streamSession(
   const kinds = kindsParam(url);
   if (!deps.sessions.get(sessionId)) throw sessionNotFound(sessionId);
   const release = takeSlot();
+  const leave = reads.join(sessionId);
+  const kindsKey = kinds?.join(",") ?? "";
   const body = sessionEventStream({
-    read: (after, limit) => deps.events.readAfter(sessionId, after, limit, kinds),
+    read: (after, limit) =>
+      reads.rows(
+        sessionId,
+        `${after} ${limit} ${kindsKey}`,
+        () => deps.events.readAfter(sessionId, after, limit, kinds),
+      ),
     lastSeq: () => deps.events.lastSeq(sessionId),
-    live: () => deps.sessions.get(sessionId)?.status === "running",
+    live: () => reads.live(sessionId, () => deps.sessions.get(sessionId)?.status === "running"),
     waitForChange: async (ms, signal) => {
       // Streams are capped by maxStreams, not by the long-poll waiter budget.
       await deps.log.waitForChange(sessionId, ms, { signal, maxWaiters: Infinity });
     },
-  }, { afterSeq, filtered: kinds !== undefined, stop: deps.stopping, onClose: release });
+  }, {
+    afterSeq,
+    filtered: kinds !== undefined,
+    stop: deps.stopping,
+    onClose: () => {
+      release();
+      leave();
+    },
+  });
   return new Response(body, { headers: SSE_HEADERS });
 }
 

@@ -36,6 +36,7 @@ export class EventLog {
   #stopped = false;
   readonly #waiters = new Map<string, Set<() => void>>();
   #waiterCount = 0;
+  #changes = 0;
 
   constructor(store: EventsStore, clock: Clock, log: Logger) {
     this.#store = store;
@@ -46,6 +47,14 @@ export class EventLog {
   /** Readers waiting for a commit (long-polls and streams). */
   get waiting(): number {
     return this.#waiterCount;
+  }
+
+  /**
+   * How many times readers were woken (`notify`): what a reader read of any session is
+   * current while this is unchanged.
+   */
+  get changes(): number {
+    return this.#changes;
   }
 
   /** True while commits fail (health reports it). */
@@ -146,6 +155,7 @@ export class EventLog {
 
   /** Wakes the readers waiting on a session (new events, or the session ended). */
   notify(sessionId: string): void {
+    this.#changes++;
     const waiters = this.#waiters.get(sessionId);
     if (!waiters) return;
     this.#waiters.delete(sessionId);

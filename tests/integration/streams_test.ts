@@ -95,6 +95,44 @@ Deno.test("20 disconnects at random points, resumed with Last-Event-ID, reassemb
   });
 });
 
+Deno.test("30 readers of one session, some filtered, joining at different times, each get their events in order (D19)", async () => {
+  // Readers at the same cursor share one read until the next commit: the shared rows must never
+  // reach a reader at another cursor, of other kinds, or after the log moved on.
+  await withDaemon({}, async (t, project) => {
+    const id = await launch(
+      t,
+      project,
+      "flood 300; sleep 200; flood 300; sleep 200; flood 300; exit 0",
+    );
+    const readers = [];
+    for (let i = 0; i < 30; i++) {
+      const kinds = i % 3 === 2 ? "?kinds=session.started,session.ended" : "";
+      readers.push(openSse(t.socket, `/sessions/${id}/events/stream${kinds}`));
+      if (i % 10 === 9) await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+    const results = await Promise.all(readers.map(async (opening) => {
+      const stream = await opening;
+      try {
+        return await readToEnd(stream.next);
+      } finally {
+        await stream.close();
+      }
+    }));
+    const log = await allEvents(t.client, id);
+    const ended = log.filter((e) => e.kind === "session.started" || e.kind === "session.ended");
+    results.forEach(({ events, end }, i) => {
+      const expected = i % 3 === 2 ? ended : log;
+      assert.deepEqual(events.map((e) => Number(e.id)), expected.map((e) => e.seq), `reader ${i}`);
+      const records = events.map((e) => {
+        const { seq, id, kind, payload_json } = JSON.parse(e.data);
+        return { seq, id, kind, payload: JSON.parse(payload_json) };
+      });
+      assert.deepEqual(records, expected, `reader ${i}`);
+      assert.equal(end.lastSeq, log.at(-1)!.seq);
+    });
+  });
+});
+
 Deno.test("kinds filters a stream; afterSeq starts it; bad input is refused before it starts (D19)", async () => {
   await withDaemon({}, async (t, project) => {
     const id = await launch(t, project, "out a; out b; exit 0");
