@@ -207,6 +207,19 @@ function splitByCount(text: string, maxBytes: number): string[] {
   return pieces;
 }
 
+/** Long text of `unit`s, lines, a long run of ASCII and one of three-byte characters. */
+function longMixedText(unit: fc.Arbitrary<string>): fc.Arbitrary<string> {
+  return fc.array(
+    fc.oneof(
+      fc.string({ unit, maxLength: 2000 }),
+      fc.constant("a line of output\n"),
+      fc.constant("x".repeat(30_000)),
+      fc.constant("€".repeat(10_000)),
+    ),
+    { maxLength: 30, size: "max" },
+  ).map((parts) => parts.join(""));
+}
+
 Deno.test("splitForEvents() cuts where counting character by character cuts", async (t) => {
   const unit = fc.constantFrom("a", "\n", "é", "€", "😀", "\ud800", "\udc00");
   await t.step("small bounds", () => {
@@ -222,15 +235,7 @@ Deno.test("splitForEvents() cuts where counting character by character cuts", as
     );
   });
   await t.step("the default bound, on long mixed text", () => {
-    const long = fc.array(
-      fc.oneof(
-        fc.string({ unit, maxLength: 2000 }),
-        fc.constant("a line of output\n"),
-        fc.constant("x".repeat(30_000)),
-        fc.constant("€".repeat(10_000)),
-      ),
-      { maxLength: 30, size: "max" },
-    ).map((parts) => parts.join(""));
+    const long = longMixedText(unit);
     fc.assert(
       fc.property(long, (text) => {
         assert.deepEqual(splitForEvents(text), splitByCount(text, MAX_OUTPUT_EVENT_BYTES));
@@ -258,15 +263,7 @@ Deno.test("splitBytesForEvents() cuts valid UTF-8 where splitForEvents() cuts it
     );
   });
   await t.step("the default bound, on long mixed text", () => {
-    const long = fc.array(
-      fc.oneof(
-        fc.string({ unit, maxLength: 2000 }),
-        fc.constant("a line of output\n"),
-        fc.constant("x".repeat(30_000)),
-        fc.constant("€".repeat(10_000)),
-      ),
-      { maxLength: 30, size: "max" },
-    ).map((parts) => parts.join(""));
+    const long = longMixedText(unit);
     fc.assert(fc.property(long, (text) => check(text, MAX_OUTPUT_EVENT_BYTES)), { numRuns: 50 });
   });
   await t.step(
