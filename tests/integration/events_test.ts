@@ -152,6 +152,20 @@ Deno.test("secrets are redacted before storage, even split across writes (D9)", 
   // The title (the prompt's first line) is redacted too.
   const record = await t.client.get<Json>(`/sessions/${id}`);
   assert.ok(!(record.body.title as string).includes(key.slice(0, 10)), record.body.title as string);
+  // A first write with nothing of a secret in it is held as bytes; the write that completes the
+  // literal ("TO" + "KEN") still gets the whole line redacted.
+  const split = await launch(
+    t,
+    project,
+    `out clean line; part export GITHUB_TO; sleep 150; part KEN=${key}; out ; out clean again`,
+  );
+  await waitForEnd(t.client, split);
+  const splitOutput = (await allEvents(t.client, split)).filter((e) => e.kind === "output")
+    .map((e) => e.payload.data).join("");
+  assert.equal(
+    splitOutput,
+    "clean line\nexport GITHUB_TOKEN=[REDACTED:assignment]\nclean again\n",
+  );
   await removeTree(project);
 });
 
