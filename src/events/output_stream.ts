@@ -73,7 +73,8 @@ export class OutputStream {
     const cut = cleanCut(all);
     const ready = all.subarray(0, cut);
     if (!isUtf8(ready)) return null;
-    this.#held = all.subarray(cut);
+    // A copy, not a view: a quiet stream holding its prompt keeps bytes, not the whole read.
+    this.#held = all.slice(cut);
     return splitBytesForEvents(ready);
   }
 
