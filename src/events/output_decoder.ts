@@ -102,7 +102,8 @@ function incompleteTailAt(bytes: Uint8Array, from: number): number {
   return end;
 }
 
-function concatBytes(first: Uint8Array, second: Uint8Array): Uint8Array {
+/** `first` then `second`, in a new array (never a view of either). */
+export function concatBytes(first: Uint8Array, second: Uint8Array): Uint8Array {
   const joined = new Uint8Array(first.length + second.length);
   joined.set(first);
   joined.set(second, first.length);

@@ -1,7 +1,12 @@
 /** One output stream of a child, from its bytes to the data of its `output` events (D8, D9). */
 
 import { Buffer, isUtf8 } from "node:buffer";
-import { OutputDecoder, splitBytesForEvents, splitForEvents } from "./output_decoder.ts";
+import {
+  concatBytes,
+  OutputDecoder,
+  splitBytesForEvents,
+  splitForEvents,
+} from "./output_decoder.ts";
 import { cleanCut, hasLiteral, StreamRedactor } from "./redact.ts";
 
 /** The data of one `output` event: text, or the UTF-8 bytes of text. */
@@ -40,7 +45,8 @@ export class OutputStream {
     if (this.#onText !== null || this.#redactor.pending() > 0) {
       return this.#release(this.#pushText(bytes));
     }
-    const all = joinBytes(this.#held, bytes);
+    // A new array: the caller reuses `bytes` for its next read.
+    const all = concatBytes(this.#held, bytes);
     const clean = this.#cleanPieces(all);
     if (clean !== null) return clean;
     this.#held = NO_BYTES;
@@ -98,17 +104,9 @@ export class OutputStream {
     if (this.#onText === null) {
       const held = this.#redactor.release();
       if (held !== null) {
-        this.#held = joinBytes(encoder.encode(held), this.#decoder.takeHeld() ?? NO_BYTES);
+        this.#held = concatBytes(encoder.encode(held), this.#decoder.takeHeld() ?? NO_BYTES);
       }
     }
     return splitForEvents(text);
   }
-}
-
-/** `first` then `second` in a new array: never a view of `second`, which a reader reuses. */
-function joinBytes(first: Uint8Array, second: Uint8Array): Uint8Array {
-  const joined = new Uint8Array(first.length + second.length);
-  joined.set(first);
-  joined.set(second, first.length);
-  return joined;
 }
