@@ -4,11 +4,19 @@ import { jsonResponse } from "./json.ts";
 import type { Route } from "./route.ts";
 import type { Peer } from "../policy/peer.ts";
 import { checkTcpHeaders, requireOwner } from "../policy/access.ts";
-import { checkBodyHeaders } from "../policy/body.ts";
+import { checkBodyHeaders, maxBodyBytes } from "../policy/body.ts";
+import { builtText } from "../transport/text_body.ts";
 import type { Logger } from "../log.ts";
 
-/** The one transport-free handler that the socket, TCP and the pipe shim all call. */
-export type Handler = (req: Request, peer: Peer) => Response | Promise<Response>;
+/**
+ * The one transport-free handler that the socket, TCP and the pipe shim all
+ * call. `beforeBody` lets a transport refuse a request from its head alone,
+ * before reading its body (D23: a TCP peer's mutation is 403 at once):
+ * given the request without its body, it answers the refusal or null.
+ */
+export type Handler = ((req: Request, peer: Peer) => Response | Promise<Response>) & {
+  readonly beforeBody?: (req: Request, peer: Peer) => Response | null;
+};
 
 /** The route prefix of contract `svc.daemon.v1` (C1). */
 export const API_PREFIX = "/api/v1";
@@ -105,7 +113,7 @@ export function createHandler(
     return finish(req.method === "HEAD" ? withoutBody(response) : response);
   };
   // Synchronous routes (health) answer without a promise hop; async ones are awaited.
-  return (req, peer) => {
+  const handle = (req: Request, peer: Peer) => {
     let result: Response | Promise<Response>;
     try {
       result = dispatch(table, req, peer, options.log, options.storeLost ?? (() => false));
@@ -116,6 +124,32 @@ export function createHandler(
       ? result.then(finish, (error) => fail(error, req))
       : finish(result);
   };
+  const beforeBody = (req: Request, peer: Peer): Response | null => {
+    if (peer.owner || !refusedFromHead(table, req, peer)) return null;
+    // What the handler answers a bodiless request that is refused before its body: at once.
+    const answer = handle(req, peer);
+    return answer instanceof Promise ? null : answer;
+  };
+  return Object.assign(handle, { beforeBody });
+}
+
+/**
+ * Whether a TCP request is refused whatever its body holds (D23): its Host
+ * or Origin is not this listener, no route matches, or the route is
+ * owner-only. The action router needs the body (its id decides), so it reads
+ * it, bounded by `maxBodyBytes`.
+ */
+function refusedFromHead(table: RouteTable, req: Request, peer: Peer): boolean {
+  try {
+    checkTcpHeaders(req, peer);
+    const found = table.match(
+      req.method === "HEAD" ? "GET" : req.method,
+      requestTarget(req.url).pathname,
+    );
+    return found.route === null || found.route.ownerOnly !== undefined;
+  } catch {
+    return true;
+  }
 }
 
 function dispatch(
@@ -154,11 +188,22 @@ function dispatch(
   return dispatchRoute(found, req, target.href, peer, log, storeLost);
 }
 
-/** A HEAD answer: the GET answer's status and headers; its body (a stream too) is cancelled. */
+/**
+ * A HEAD answer: the GET answer's status and headers, with its length when
+ * it is known (RFC 9110 §8.6: the same length or none); its body (a stream
+ * too) is cancelled.
+ */
 function withoutBody(response: Response): Response {
+  const text = builtText(response);
   response.body?.cancel().catch(() => {});
-  return new Response(null, { status: response.status, headers: response.headers });
+  const headers = new Headers(response.headers);
+  if (text !== undefined && !headers.has("content-length")) {
+    headers.set("content-length", String(utf8.encode(text).length));
+  }
+  return new Response(null, { status: response.status, headers });
 }
+
+const utf8 = new TextEncoder();
 
 function dispatchRoute(
   found: { route: Route; params: Record<string, string> },
@@ -177,7 +222,7 @@ function dispatchRoute(
     if (route.ownerOnly) requireOwner(peer, route.ownerOnly);
     if (route.method !== "GET" && storeLost()) throw storeUnavailable();
     // Body rules concern requests with bodies; a GET's body is never read.
-    if (route.method !== "GET") checkBodyHeaders(req);
+    if (route.method !== "GET") checkBodyHeaders(req, maxBodyBytes(peer));
     // The URL object only for handlers that read the query (/health does not: issue 14).
     let url: URL | undefined;
     const result = route.handler({

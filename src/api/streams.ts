@@ -1,6 +1,7 @@
 import { invalidRequest, ServiceError, sessionNotFound } from "../errors.ts";
 import { cursorParam, kindsParam } from "./query.ts";
 import type { Route, RouteContext } from "./route.ts";
+import type { Peer } from "../policy/peer.ts";
 import type { EventLog } from "../events/event_log.ts";
 import type { DaemonFeed } from "../events/daemon_feed.ts";
 import { sessionEventStream } from "../events/session_stream.ts";
@@ -48,25 +49,8 @@ const SSE_HEADERS = {
 /** Server-Sent Events (D19): a session's log with resume, and the daemon-wide feed. */
 export function streamRoutes(deps: StreamDeps): Route[] {
   const reads = new StreamReads(() => deps.log.changes);
-  let open = 0;
-  /** Takes a stream slot or refuses with 503; the returned function gives it back (once). */
-  const takeSlot = (): () => void => {
-    const limit = deps.maxStreams();
-    if (open >= limit) {
-      throw new ServiceError(
-        "too_many_streams",
-        503,
-        `Cannot open a stream: ${limit} are already open (maxStreams)`,
-        { limit },
-      );
-    }
-    open++;
-    let released = false;
-    return () => {
-      if (!released) open--;
-      released = true;
-    };
-  };
+  const slots = new StreamSlots(deps.maxStreams);
+  const takeSlot = (peer: Peer) => slots.take(peer);
   return [
     {
       method: "GET",
@@ -108,8 +92,8 @@ export function streamRoutes(deps: StreamDeps): Route[] {
         },
         503: errorDoc("`too_many_streams`"),
       },
-      handler: () => {
-        const release = takeSlot();
+      handler: ({ peer }) => {
+        const release = takeSlot(peer);
         const body = deps.feed.subscribe({ stop: deps.stopping, onClose: release });
         return new Response(body, { headers: SSE_HEADERS });
       },
@@ -120,14 +104,14 @@ export function streamRoutes(deps: StreamDeps): Route[] {
 function streamSession(
   deps: StreamDeps,
   reads: StreamReads,
-  { req, url }: RouteContext,
+  { req, url, peer }: RouteContext,
   sessionId: string,
-  takeSlot: () => () => void,
+  takeSlot: (peer: Peer) => () => void,
 ): Response {
   const afterSeq = lastEventId(req) ?? cursorParam(url, "afterSeq") ?? 0;
   const kinds = kindsParam(url);
   if (!deps.sessions.get(sessionId)) throw sessionNotFound(sessionId);
-  const release = takeSlot();
+  const release = takeSlot(peer);
   const leave = reads.join(sessionId);
   const kindsKey = kinds?.join(",") ?? "";
   const body = sessionEventStream({
@@ -163,4 +147,45 @@ function lastEventId(req: Request): number | undefined {
     throw invalidRequest('Header "Last-Event-ID" must be an event seq', "Last-Event-ID");
   }
   return Number(header);
+}
+
+/**
+ * Stream slots, in two pools (issue 28): the owner's streams count against
+ * `maxStreams`; TCP peers share their own, smaller pool (an eighth of it),
+ * so streams any local user opens over TCP never take the owner's room.
+ */
+class StreamSlots {
+  readonly #maxStreams: () => number;
+  readonly #open = { owner: 0, tcp: 0 };
+
+  constructor(maxStreams: () => number) {
+    this.#maxStreams = maxStreams;
+  }
+
+  /** Takes a slot for `peer` or refuses with 503; the returned function gives it back (once). */
+  take(peer: Peer): () => void {
+    const pool = peer.owner ? "owner" : "tcp";
+    const limit = peer.owner ? this.#maxStreams() : tcpStreamLimit(this.#maxStreams());
+    if (this.#open[pool] >= limit) {
+      throw new ServiceError(
+        "too_many_streams",
+        503,
+        peer.owner
+          ? `Cannot open a stream: ${limit} are already open (maxStreams)`
+          : `Cannot open a stream over TCP: ${limit} TCP streams are already open`,
+        { limit },
+      );
+    }
+    this.#open[pool]++;
+    let released = false;
+    return () => {
+      if (!released) this.#open[pool]--;
+      released = true;
+    };
+  }
+}
+
+/** TCP peers' stream pool: an eighth of `maxStreams`, at least one. */
+export function tcpStreamLimit(maxStreams: number): number {
+  return Math.max(1, Math.floor(maxStreams / 8));
 }

@@ -1,7 +1,21 @@
 import { invalidRequest, ServiceError } from "../errors.ts";
 
+import type { Peer } from "./peer.ts";
+
 /** Largest request body accepted on any route (D6). */
 export const MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * Largest request body read from a TCP peer (issue 28): TCP can only call
+ * the diagnostic actions (D23), whose bodies are small, and every local user
+ * can open TCP connections, so each may hold at most this much.
+ */
+export const TCP_MAX_BODY_BYTES = 64 * 1024;
+
+/** The body bound for requests from `peer`. */
+export function maxBodyBytes(peer: Peer): number {
+  return peer.owner ? MAX_BODY_BYTES : TCP_MAX_BODY_BYTES;
+}
 
 /**
  * True when the request's headers announce a body (RFC 9112 §6: a length
@@ -15,9 +29,10 @@ export function hasBody(req: Request): boolean {
 
 /**
  * D14 and D6 for every transport: a body must be `application/json` (415)
- * and at most 1 MiB (413). Checked before routing reads anything.
+ * and at most `maxBytes` (413; see `maxBodyBytes`). Checked before the
+ * route reads anything.
  */
-export function checkBodyHeaders(req: Request): void {
+export function checkBodyHeaders(req: Request, maxBytes = MAX_BODY_BYTES): void {
   if (!hasBody(req)) return;
   const type = (req.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
   if (type !== "application/json") {
@@ -28,7 +43,7 @@ export function checkBodyHeaders(req: Request): void {
     );
   }
   const length = Number(req.headers.get("content-length") ?? "0");
-  if (length > MAX_BODY_BYTES) throw tooLarge();
+  if (length > maxBytes) throw tooLarge(maxBytes);
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * The daemon's HTTP/1.1 server for the Unix socket and the TCP listener
- * (issue 13): svc's own framing (http1_framing.ts, also the Windows pipe's)
+ * (issue 13): svc's own framing (http1_connection.ts, also the Windows pipe's)
  * over accepted connections, because `Deno.serve` bounds
  * neither the number of connections nor the time a request may take to
  * arrive (measured: a head left unfinished was held 70 s and more; ~1000
@@ -17,14 +17,10 @@
 import type { Handler } from "../api/app.ts";
 import type { Logger } from "../log.ts";
 import type { Peer } from "../policy/peer.ts";
-import {
-  type ByteDuplex,
-  DEFAULT_LIMITS,
-  DEFAULT_TIMEOUTS,
-  framingErrorResponse,
-  serveHttp1Connection,
-  TOO_MANY_CONNECTIONS,
-} from "./http1_framing.ts";
+import { maxBodyBytes } from "../policy/body.ts";
+import { type ByteDuplex, DEFAULT_TIMEOUTS, serveHttp1Connection } from "./http1_connection.ts";
+import { DEFAULT_LIMITS, TOO_MANY_CONNECTIONS } from "./http1_errors.ts";
+import { framingErrorResponse } from "./http1_response.ts";
 
 /** Connections served at once (docs/operations.md). */
 const MAX_CONNECTIONS = 512;
@@ -65,8 +61,14 @@ export function serveHttp1(
       }
       // A handler that throws is answered 500 internal_error by the framing.
       await serveHttp1Connection(duplex, async (req) => await handler(req, options.peer), {
-        // A body over 1 MiB reaches its route unread: the route refuses it in its own shape.
-        limits: { ...DEFAULT_LIMITS, skipOversizedBodies: true },
+        // A body over the peer's bound reaches its route unread: the route refuses it in its
+        // own shape.
+        limits: {
+          ...DEFAULT_LIMITS,
+          maxBodyBytes: maxBodyBytes(options.peer),
+          skipOversizedBodies: true,
+        },
+        beforeBody: handler.beforeBody && ((req) => handler.beforeBody!(req, options.peer)),
         timeouts: DEFAULT_TIMEOUTS,
         responseHeaders: options.responseHeaders,
         isStopping: () => stopping,

@@ -4,14 +4,9 @@ import { ConfigError } from "../config/config_error.ts";
 import { PIPE_PEER } from "../policy/peer.ts";
 import { MAX_BODY_BYTES } from "../policy/body.ts";
 import type { Listener } from "./listener.ts";
-import {
-  type ByteDuplex,
-  DEFAULT_LIMITS,
-  DEFAULT_TIMEOUTS,
-  framingErrorResponse,
-  serveHttp1Connection,
-  TOO_MANY_CONNECTIONS,
-} from "./http1_framing.ts";
+import { type ByteDuplex, DEFAULT_TIMEOUTS, serveHttp1Connection } from "./http1_connection.ts";
+import { DEFAULT_LIMITS, TOO_MANY_CONNECTIONS } from "./http1_errors.ts";
+import { framingErrorResponse } from "./http1_response.ts";
 
 /*
  * The Windows named pipe of D15, owner-only and fail-closed (docs/windows.md).

@@ -88,9 +88,9 @@ for (const name of ["tcp", "socket"] as const) {
       ["GET /api/v1/health HTTP/1.1\r\n\r\n", 400, "invalid_request"],
       [`GET /api/v1/health HTTP/1.1\r\nHost: ${host}\nX: y\r\n\r\n`, 400, "invalid_request"],
       [
-        `POST /api/v1/actions HTTP/1.1\r\nHost: ${host}\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`,
-        411,
-        "length_required",
+        `POST /api/v1/actions HTTP/1.1\r\nHost: ${host}\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n`,
+        400,
+        "invalid_request",
       ],
       [`GET /${"a".repeat(20_000)} HTTP/1.1\r\nHost: ${host}\r\n\r\n`, 414, "uri_too_long"],
     ];

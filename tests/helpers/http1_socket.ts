@@ -1,4 +1,4 @@
-import { type ByteDuplex, serveHttp1Connection } from "../../src/transport/http1_framing.ts";
+import { type ByteDuplex, serveHttp1Connection } from "../../src/transport/http1_connection.ts";
 
 /** Serves `handler` with serveHttp1Connection on a real Unix socket, for real HTTP clients. */
 export function serveOnSocket(path: string, handler: (req: Request) => Promise<Response>) {

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { SvcClient } from "../../src/client/client.ts";
 import { PIPE_PEER } from "../../src/policy/peer.ts";
 import type { EventRecord } from "../../src/store/events_store.ts";
-import { writeResponse } from "../../src/transport/http1_framing.ts";
+import { writeResponse } from "../../src/transport/http1_response.ts";
 import { fixtureHarnesses, startTestDaemon, waitForEnd } from "../helpers/daemon.ts";
 import { removeTree, tempHome } from "../helpers/home.ts";
 import { serveOnSocket } from "../helpers/http1_socket.ts";
