@@ -44,18 +44,20 @@ function errorText(body: unknown): string {
 }
 
 /**
- * A plain aligned text table. Each cell is put on one line and made
- * terminal-safe before the widths are measured, so no cell can break a row
- * or the terminal.
+ * A plain aligned text table. Each cell (headers too: one may name what the
+ * daemon said) is put on one line and made terminal-safe before the widths
+ * are measured, so no cell can break a row or the terminal.
  */
 export function table(headers: string[], rows: string[][]): string {
-  const safeRows = rows.map((row) => row.map((cell) => terminalSafe(oneLine(cell))));
-  const widths = headers.map((header, i) =>
+  const [safeHeaders, ...safeRows] = [headers, ...rows].map((row) =>
+    row.map((cell) => terminalSafe(oneLine(cell)))
+  );
+  const widths = safeHeaders.map((header, i) =>
     Math.max(header.length, ...safeRows.map((row) => (row[i] ?? "").length))
   );
   const line = (cells: string[]) =>
     cells.map((cell, i) => i === cells.length - 1 ? cell : cell.padEnd(widths[i])).join("  ");
-  return [line(headers), ...safeRows.map(line)].join("\n");
+  return [line(safeHeaders), ...safeRows.map(line)].join("\n");
 }
 
 /** Text on one line: runs of white space (newlines included) become one space. */
