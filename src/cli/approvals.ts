@@ -9,14 +9,15 @@ import { CLIENT_OPTIONS, parseCommandArgs } from "./args.ts";
 import { type Command, UsageError } from "./command.ts";
 import { withClient } from "./connect.ts";
 import { oneLine, printResponse, table } from "./output.ts";
-import { sanitize } from "./transcript.ts";
+import { terminalSafe } from "./terminal_text.ts";
 
 /**
- * What a request asks, on one line: its summary ("Bash: touch x"), prefixed
- * with the tool when the summary does not name it.
+ * What a request asks, on one line and terminal-safe: its summary
+ * ("Bash: touch x"), prefixed with the tool when the summary does not name it.
  */
-export function describeRequest({ tool, summary }: Pick<PendingApproval, "tool" | "summary">) {
-  const text = oneLine(sanitize(summary)).trim();
+export function describeRequest(request: Pick<PendingApproval, "tool" | "summary">): string {
+  const tool = terminalSafe(oneLine(request.tool)).trim();
+  const text = terminalSafe(oneLine(request.summary)).trim();
   if (text === "") return tool;
   return tool === "" || text.startsWith(tool) ? text : `${tool}: ${text}`;
 }
@@ -39,7 +40,7 @@ export function approvalsTable(approvals: PendingApproval[], nowMs: number): str
       a.requestId,
       a.tool,
       expiresIn(a.expiresAt, nowMs),
-      oneLine(sanitize(a.summary)),
+      a.summary,
     ]),
   );
 }

@@ -18,6 +18,7 @@ import {
 import { withClient } from "./connect.ts";
 import { integerOption } from "./events.ts";
 import { oneLine, printResponse, table } from "./output.ts";
+import { terminalSafe } from "./terminal_text.ts";
 
 /** A successful `POST /actions` answer of a versioned automation action (C4.1, D10). */
 interface ActionResponse<T> {
@@ -93,7 +94,7 @@ async function listRoutines(args: string[], io: Io): Promise<number> {
           routine.rrule,
           routine.timezone,
           localTime(nextDue.get(routine.id) ?? null),
-          oneLine(routine.name),
+          routine.name,
         ]),
       ));
   });
@@ -184,9 +185,9 @@ async function runRoutine(args: string[], io: Io): Promise<number> {
       ["session", run.sessionId ?? "-"],
     ];
     if (!failed) lines.push(["error", run.error ? `${run.error.code}: ${run.error.message}` : "-"]);
-    io.out(alignedLines(lines));
+    io.out(terminalSafe(alignedLines(lines)));
     if (!failed) return EXIT.ok;
-    io.err(run.error ? `${run.error.code}: ${run.error.message}` : "The run failed");
+    io.err(terminalSafe(run.error ? `${run.error.code}: ${run.error.message}` : "The run failed"));
     return EXIT.refused;
   });
 }
@@ -213,7 +214,7 @@ async function listRuns(args: string[], io: Io): Promise<number> {
           localTime(run.scheduledFor),
           localTime(run.startedAt),
           run.sessionId ?? "-",
-          run.error ? `${run.error.code}: ${oneLine(run.error.message)}` : "-",
+          run.error ? `${run.error.code}: ${run.error.message}` : "-",
         ]),
       ));
   });

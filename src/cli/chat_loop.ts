@@ -26,7 +26,7 @@ export interface ChatTerminal {
   next(signal?: AbortSignal): Promise<ChatInput | null>;
   /** Transcript pieces on stdout (above the prompt on a terminal). */
   print(pieces: TranscriptPiece[]): void;
-  /** A message of svc itself, not the session's: stderr, or above the prompt. */
+  /** A message of svc itself, not the session's, terminal-safe: stderr, or above the prompt. */
   notice(text: string): void;
   /**
    * Puts a permission request's question (null: none any more). A terminal

@@ -14,6 +14,7 @@ import type { ChatInput, ChatTerminal } from "./chat_loop.ts";
 import { bold, dim, useColor, yellow } from "./color.ts";
 import type { Io } from "./command.ts";
 import { LineEditor } from "./line_editor.ts";
+import { terminalSafe } from "./terminal_text.ts";
 
 /** What the prompt line starts with. */
 export const PROMPT = "› ";
@@ -193,7 +194,9 @@ export function openTerminal(io: Io): ChatTerminal {
         }
       });
     },
-    notice(text) {
+    notice(message) {
+      // Notices quote the daemon (errors, ids, harness names): never a control.
+      const text = terminalSafe(message, { keepTabs: true });
       if (!interactive) {
         io.err(text);
         return;
@@ -204,7 +207,8 @@ export function openTerminal(io: Io): ChatTerminal {
         midLine = false;
       });
     },
-    ask(text) {
+    ask(asked) {
+      const text = asked === null ? null : terminalSafe(asked);
       if (!interactive) {
         if (text !== null) io.err(text);
         return;

@@ -6,6 +6,7 @@ import { type Command, EXIT, type Io, UsageError } from "./command.ts";
 import { connect } from "./connect.ts";
 import { useColor } from "./color.ts";
 import { describeError } from "./output.ts";
+import { terminalSafe } from "./terminal_text.ts";
 import { createTranscript } from "./transcript.ts";
 
 /** Refusals of a stream after which following falls back to long polls: no slot, no route. */
@@ -132,8 +133,8 @@ export function transcriptPrinter(io: Io, protocol: string): EventPrinter {
 
 /**
  * `--json`: one event record per line. Otherwise output data raw on its
- * stream and other kinds as `[seq] kind {payload}` on stderr, dim only when
- * both streams are terminals and `NO_COLOR` is unset.
+ * stream and other kinds as `[seq] kind {payload}` on stderr (terminal-safe),
+ * dim only when both streams are terminals and `NO_COLOR` is unset.
  */
 export function eventPrinter(io: Io, json: boolean | undefined): EventPrinter {
   const terminal = Deno.stdout.isTerminal() && Deno.stderr.isTerminal();
@@ -156,7 +157,7 @@ export function eventPrinter(io: Io, json: boolean | undefined): EventPrinter {
       // On one terminal, start the note on its own line after unterminated output.
       const prefix = terminal && midLine ? "\n" : "";
       midLine = false;
-      const line = `[${event.seq}] ${event.kind} ${event.payload_json}`;
+      const line = terminalSafe(`[${event.seq}] ${event.kind} ${event.payload_json}`);
       io.err(prefix + (color ? `\x1b[2m${line}\x1b[22m` : line));
     },
     refused(body) {

@@ -5,8 +5,7 @@ import { act } from "./action.ts";
 import { CLIENT_OPTIONS, parseCommandArgs, requireId } from "./args.ts";
 import { type Command, type Io } from "./command.ts";
 import { withClient } from "./connect.ts";
-import { oneLine, printResponse, table } from "./output.ts";
-import { sanitize } from "./transcript.ts";
+import { printResponse, table } from "./output.ts";
 
 export const inboxCommand: Command = {
   name: "inbox",
@@ -37,7 +36,7 @@ export function inboxTable(entries: InboxEntry[]): string {
       entry.routineId,
       entry.status,
       entry.endedAt ?? "-",
-      oneLine(sanitize(entry.headline ?? "")),
+      entry.headline ?? "",
     ]),
   );
 }
@@ -70,7 +69,7 @@ async function showResult(args: string[], io: Io, markRead: boolean): Promise<nu
       io,
       response,
       values.json,
-      ({ result }) => sanitize(result.markdown).trimEnd(),
+      ({ result }) => result.markdown.trimEnd(),
     );
   });
 }

@@ -4,6 +4,7 @@ import { bold, dim, red, useColor } from "./color.ts";
 import { type Command, EXIT, type Io } from "./command.ts";
 import { integerOption } from "./events.ts";
 import { readRange } from "../file_range.ts";
+import { terminalSafe } from "./terminal_text.ts";
 
 /** Lines printed without `--lines`. */
 const DEFAULT_LINES = 50;
@@ -48,7 +49,7 @@ Options:
         io.err(`svc logs: no daemon log at "${path}" (has the daemon run with this home?)`);
         return EXIT.refused;
       }
-      io.write(color ? colorLogLines(tail.text) : tail.text);
+      io.write(logText(tail.text, color));
       if (!values.follow) return EXIT.ok;
       const controller = new AbortController();
       const interrupt = () => controller.abort();
@@ -134,7 +135,7 @@ export async function followLog(path: string, io: Io, options: FollowOptions): P
     if (end === 0) return;
     const text = pending.slice(0, end);
     pending = pending.slice(end);
-    io.write(color ? colorLogLines(text) : text);
+    io.write(logText(text, color));
   };
 
   let current: OpenLog | null = await openLog(path, options.offset);
@@ -196,6 +197,15 @@ async function replacedOrGone(path: string, ino: number | null): Promise<boolean
     if (error instanceof Deno.errors.NotFound) return true;
     throw error;
   }
+}
+
+/**
+ * Log lines as printed: terminal-safe (a logged message may quote what an
+ * agent or a client sent), then coloured when `color`.
+ */
+function logText(text: string, color: boolean): string {
+  const safe = terminalSafe(text, { keepTabs: true });
+  return color ? colorLogLines(safe) : safe;
 }
 
 /** Colours the level of each `time LEVEL message` line: time dim, WARN bold, ERROR red. */

@@ -15,6 +15,7 @@ import { serveCommand } from "./serve.ts";
 import { serviceCommand } from "./service.ts";
 import { statusCommand } from "./status.ts";
 import { stopCommand } from "./stop.ts";
+import { terminalSafe } from "./terminal_text.ts";
 import { watchCommand } from "./watch.ts";
 import { worktreesCommand } from "./worktrees.ts";
 import { inboxCommand } from "./inbox.ts";
@@ -89,12 +90,13 @@ export async function runCli(args: string[], io: Io = processIo): Promise<number
       io.err(`svc ${command.name}: ${error.message}\n\n${command.usage}`);
       return EXIT.usage;
     }
+    // Both may quote what the daemon or config.json said.
     if (error instanceof ConfigError) {
-      io.err(`svc ${command.name}: ${error.message}`);
+      io.err(`svc ${command.name}: ${terminalSafe(error.message)}`);
       return EXIT.usage;
     }
     if (error instanceof ClientError) {
-      io.err(`svc ${command.name}: ${error.message}`);
+      io.err(`svc ${command.name}: ${terminalSafe(error.message)}`);
       return error.code === "unreachable" ? EXIT.unreachable : EXIT.refused;
     }
     throw error;

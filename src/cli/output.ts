@@ -1,9 +1,12 @@
 import type { ClientResponse } from "../client/client.ts";
 import { EXIT, type Io } from "./command.ts";
+import { terminalSafe } from "./terminal_text.ts";
 
 /**
- * Prints a daemon answer: raw JSON with `--json`, else `human(body)`. An
- * error envelope goes to stderr as `error_code: message` and exits 1.
+ * Prints a daemon answer: raw JSON with `--json`, else `human(body)` made
+ * terminal-safe (terminal_text.ts), so no field of the answer can reach the
+ * terminal as a control. An error envelope goes to stderr as
+ * `error_code: message` and exits 1.
  */
 export function printResponse<T>(
   io: Io,
@@ -19,12 +22,19 @@ export function printResponse<T>(
     io.err(describeError(response.body));
     return EXIT.refused;
   }
-  io.out(human(response.body));
+  io.out(terminalSafe(human(response.body), { keepTabs: true }));
   return EXIT.ok;
 }
 
-/** `code: message (field "x")` from an error envelope, or the raw body. */
+/**
+ * `code: message (field "x")` from an error envelope, or the raw body;
+ * terminal-safe, since the daemon's messages quote what they were sent.
+ */
 export function describeError(body: unknown): string {
+  return terminalSafe(errorText(body), { keepTabs: true });
+}
+
+function errorText(body: unknown): string {
   const error = (body as { error?: { code?: string; message?: string; details?: unknown } })
     ?.error;
   if (!error?.code) return `svc answered: ${JSON.stringify(body)}`;
@@ -33,14 +43,21 @@ export function describeError(body: unknown): string {
   return `${error.code}: ${error.message}${field}`;
 }
 
-/** A plain aligned text table. */
+/**
+ * A plain aligned text table. Each cell (headers too: one may name what the
+ * daemon said) is put on one line and made terminal-safe before the widths
+ * are measured, so no cell can break a row or the terminal.
+ */
 export function table(headers: string[], rows: string[][]): string {
-  const widths = headers.map((header, i) =>
-    Math.max(header.length, ...rows.map((row) => (row[i] ?? "").length))
+  const [safeHeaders, ...safeRows] = [headers, ...rows].map((row) =>
+    row.map((cell) => terminalSafe(oneLine(cell)))
+  );
+  const widths = safeHeaders.map((header, i) =>
+    Math.max(header.length, ...safeRows.map((row) => (row[i] ?? "").length))
   );
   const line = (cells: string[]) =>
     cells.map((cell, i) => i === cells.length - 1 ? cell : cell.padEnd(widths[i])).join("  ");
-  return [line(headers), ...rows.map(line)].join("\n");
+  return [line(safeHeaders), ...safeRows.map(line)].join("\n");
 }
 
 /** Text on one line: runs of white space (newlines included) become one space. */

@@ -4,7 +4,8 @@ import { CLIENT_OPTIONS, parseCommandArgs, requireId } from "./args.ts";
 import { type Command, type Io, pickSubcommand, type Subcommand, UsageError } from "./command.ts";
 import { withClient } from "./connect.ts";
 import { followEvents, integerOption, printerFor } from "./events.ts";
-import { oneLine, printResponse, table } from "./output.ts";
+import { printResponse, table } from "./output.ts";
+import { terminalSafe } from "./terminal_text.ts";
 
 const KILL_SIGNALS = ["SIGTERM", "SIGKILL"];
 
@@ -72,7 +73,7 @@ async function listSessions(args: string[], io: Io): Promise<number> {
     return printResponse(io, response, values.json, (sessions) =>
       table(
         ["ID", "STATUS", "HARNESS", "CREATED", "TITLE"],
-        sessions.map((s) => [s.id, s.status, s.harness, s.created_at, oneLine(s.title)]),
+        sessions.map((s) => [s.id, s.status, s.harness, s.created_at, s.title]),
       ));
   });
 }
@@ -108,7 +109,7 @@ async function startSession(args: string[], io: Io): Promise<number> {
       return printResponse(io, response, values.json, (session) => session.id);
     }
     // Followed with --json: the record, then the events, one JSON value per line.
-    io.out(values.json ? JSON.stringify(response.body) : response.body.id);
+    io.out(values.json ? JSON.stringify(response.body) : terminalSafe(response.body.id));
     const printer = printerFor(io, response.body.protocol, { json: values.json });
     return await followEvents(client, response.body.id, printer, 0);
   });

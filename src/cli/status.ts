@@ -5,6 +5,7 @@ import { CLIENT_OPTIONS, parseCommandArgs } from "./args.ts";
 import { type Command, EXIT } from "./command.ts";
 import { localTime } from "./automations.ts";
 import { connect } from "./connect.ts";
+import { terminalSafe } from "./terminal_text.ts";
 
 /** `svc status`: the running daemon's health; exit 3 when none answers (D1). */
 export const statusCommand: Command = {
@@ -42,7 +43,7 @@ the next routine due (the ACTIVE routine whose next run is soonest, local time).
           `  next routine:  ${next === null ? "none" : `${next.id} at ${localTime(next.dueAt)}`}`,
         );
       }
-      io.out(lines.join("\n"));
+      io.out(terminalSafe(lines.join("\n")));
       return EXIT.ok;
     } catch (error) {
       if (error instanceof ClientError && error.code === "unreachable") {

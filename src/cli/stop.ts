@@ -3,6 +3,7 @@ import { homePaths, resolveHome } from "../config/home.ts";
 import { parseCommandArgs } from "./args.ts";
 import { type Command, EXIT } from "./command.ts";
 import { connect } from "./connect.ts";
+import { terminalSafe } from "./terminal_text.ts";
 
 const STOP_WAIT_MS = 30_000;
 
@@ -20,7 +21,7 @@ and waits until it has fully stopped. Exits 3 when no daemon answers.`,
     try {
       const response = await client.post("/shutdown", {});
       if (!response.ok) {
-        io.err(`svc refused to stop: ${JSON.stringify(response.body)}`);
+        io.err(terminalSafe(`svc refused to stop: ${JSON.stringify(response.body)}`));
         return EXIT.refused;
       }
     } catch (error) {

@@ -5,10 +5,15 @@
  * Protocol sessions show their typed events (messages, tool calls, turns);
  * their `output` and `input` events are the vendor's JSON lines and stay
  * hidden. Raw sessions show their output as the session wrote it.
+ *
+ * Every string of a payload is made terminal-safe (terminal_text.ts) before
+ * any renderer reads it, so no field can reach the terminal as a control;
+ * a raw session's output is the one thing passed through as written.
  */
 import type { EventRecord } from "../store/events_store.ts";
 import { bold, cyan, dim, green, red, yellow } from "./color.ts";
 import { oneLine } from "./output.ts";
+import { terminalSafe } from "./terminal_text.ts";
 
 /** One piece of a transcript: a whole line (no newline), or raw output of a raw session. */
 export type TranscriptPiece =
@@ -56,7 +61,7 @@ export function createTranscript(options: TranscriptOptions): Transcript {
   const line = (text: string): TranscriptPiece => ({ type: "line", text });
   const note = (text: string): TranscriptPiece[] => [line(style.dim(`· ${text}`))];
   const message = (label: string, paintLabel: Paint, text: string): TranscriptPiece[] => {
-    const lines = sanitize(text).trimEnd().split("\n");
+    const lines = text.trimEnd().split("\n");
     if (lines.length === 1 && lines[0] === "") return [];
     const indent = " ".repeat(label.length);
     return lines.map((text, i) => line(i === 0 ? paintLabel(label) + text : indent + text));
@@ -72,7 +77,7 @@ export function createTranscript(options: TranscriptOptions): Transcript {
         `session ${status}`,
         num(p.exitCode) !== null && `exit ${p.exitCode}`,
         str(p.signal),
-        str(p.error) && oneLine(sanitize(p.error as string)),
+        str(p.error) && oneLine(p.error as string),
       ]);
       return [line(status === "completed" ? style.dim(`· ${text}`) : style.bad(`! ${text}`))];
     },
@@ -151,24 +156,38 @@ export function createTranscript(options: TranscriptOptions): Transcript {
       pieces.push(line(`  ${glyph} ${head}${tail === "" ? "" : style.dim(` · ${tail}`)}`));
       return pieces;
     },
-    "agent.error": (p) => [line(style.bad(`! ${oneLine(sanitize(str(p.message) ?? "error"))}`))],
-    output: (p) => {
-      if (!raw) return [];
-      const data = str(p.data) ?? "";
-      if (data === "") return [];
-      return [{ type: "output", stream: p.stream === "stderr" ? "stderr" : "stdout", data }];
-    },
+    "agent.error": (p) => [line(style.bad(`! ${oneLine(str(p.message) ?? "error")}`))],
     input: (p) => raw ? message(YOU, style.you, str(p.data) ?? "") : [],
   };
 
   return {
     render(event) {
       const payload = parsePayload(event.payload_json);
+      if (event.kind === "output") return raw ? rawOutput(payload) : [];
       const renderer = Object.hasOwn(renderers, event.kind) ? renderers[event.kind] : undefined;
-      if (renderer) return renderer(payload);
-      return note(`${event.kind} ${event.payload_json}`);
+      if (renderer) return renderer(safePayload(payload));
+      return note(terminalSafe(`${event.kind} ${event.payload_json}`));
     },
   };
+}
+
+/** A raw session's output, as the session wrote it (D17): the terminal is the session's. */
+function rawOutput(payload: Payload): TranscriptPiece[] {
+  const data = str(payload.data) ?? "";
+  if (data === "") return [];
+  return [{ type: "output", stream: payload.stream === "stderr" ? "stderr" : "stdout", data }];
+}
+
+/** `value` with every string in it terminal-safe (tabs kept), at any depth. */
+function safePayload<T>(value: T): T {
+  if (typeof value === "string") return terminalSafe(value, { keepTabs: true }) as T;
+  if (Array.isArray(value)) return value.map(safePayload) as T;
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, safePayload(item)]),
+    ) as T;
+  }
+  return value;
 }
 
 /** `1.2 s` under a minute, else `2 min 5 s`. */
@@ -215,12 +234,13 @@ export function toolSummary(input: string): string {
   } catch {
     // Not JSON: the input is the text (a codex command, a file list).
   }
-  return truncate(oneLine(sanitize(text)).trim(), MAX_DETAIL_CHARS);
+  // Parsing decodes escapes (`\u001b`): the text is made safe once more.
+  return truncate(terminalSafe(oneLine(text)).trim(), MAX_DETAIL_CHARS);
 }
 
 /** The first non-empty line of `text`, cut, with how many lines follow. */
 function firstLine(text: string): string {
-  const lines = sanitize(text).trim().split("\n");
+  const lines = text.trim().split("\n");
   const extra = lines.length - 1;
   const more = extra > 0 ? ` (+${extra} line${extra === 1 ? "" : "s"})` : "";
   return truncate(lines[0].trim(), MAX_DETAIL_CHARS) + more;
@@ -229,20 +249,6 @@ function firstLine(text: string): string {
 function truncate(text: string, max: number): string {
   const chars = [...text];
   return chars.length <= max ? text : chars.slice(0, max - 1).join("") + "…";
-}
-
-/**
- * Text from an agent without terminal control sequences: escape sequences
- * and control characters other than newline and tab are removed, so a
- * message can never move the cursor or recolour the terminal.
- */
-export function sanitize(text: string): string {
-  return text
-    .replace(/\r\n/g, "\n")
-    // deno-lint-ignore no-control-regex
-    .replace(/\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|.)?/g, "")
-    // deno-lint-ignore no-control-regex
-    .replace(/[\x00-\x08\x0b-\x1f\x7f\x9b]/g, "");
 }
 
 /** Parts joined by ` · `, leaving out the missing and empty ones. */

@@ -3,7 +3,7 @@ import { CLIENT_OPTIONS, parseCommandArgs } from "./args.ts";
 import { type Command, EXIT, type Io } from "./command.ts";
 import { connect } from "./connect.ts";
 import { describeError, oneLine } from "./output.ts";
-import { sanitize } from "./transcript.ts";
+import { terminalSafe } from "./terminal_text.ts";
 
 /** Exit code after Ctrl-C: 128 + SIGINT, as shells report it. */
 const EXIT_INTERRUPTED = 130;
@@ -69,7 +69,7 @@ export async function watchFeed(
           instanceId = item.instanceId;
           break;
         case "disconnected":
-          io.err(`svc watch: ${item.reason}; reconnecting`);
+          io.err(`svc watch: ${terminalSafe(item.reason)}; reconnecting`);
           break;
         case "notice": {
           const at = now();
@@ -100,7 +100,7 @@ export async function watchFeed(
 export function describeNotice(kind: string, data: Record<string, unknown>): string {
   const text = (name: string) => {
     const value = data[name];
-    return typeof value === "string" && value !== "" ? oneLine(sanitize(value)) : null;
+    return typeof value === "string" && value !== "" ? terminalSafe(oneLine(value)) : null;
   };
   const id = (name: string) => text(name) ?? "-";
   const parts = (...values: Array<string | null>) =>
@@ -128,7 +128,7 @@ export function describeNotice(kind: string, data: Record<string, unknown>): str
         parts(labelled("routine", "routineId"), text("status"), text("sessionId"))
       }`;
     default:
-      return `${oneLine(sanitize(kind))} ${oneLine(sanitize(JSON.stringify(data)))}`;
+      return terminalSafe(oneLine(`${kind} ${JSON.stringify(data)}`));
   }
 }
 

@@ -30,7 +30,11 @@ Deno.test("describeRequest() is the summary, named after the tool when it does n
     "execute: Run touch x",
   );
   assert.equal(describeRequest({ tool: "Read", summary: "" }), "Read");
-  assert.equal(describeRequest({ tool: "Bash", summary: "Bash: \x1b[2Jx" }), "Bash: x");
+  assert.equal(describeRequest({ tool: "Bash", summary: "Bash: \x1b[2Jx" }), "Bash: ^[[2Jx");
+  assert.equal(
+    describeRequest({ tool: "B\x1b]0;t\x07", summary: "touch\x9b x" }),
+    "B^[]0;t^G: touch<U+009B> x",
+  );
 });
 
 /** Polls until `check` returns a value, for at most 20 s. */

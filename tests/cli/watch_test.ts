@@ -174,7 +174,7 @@ Deno.test("describeNotice() puts each kind's ids first, then what changed", () =
     [
       "approval.requested",
       { sessionId: "ses_1", requestId: "req_1", tool: "B\x1b[31mash\nrm" },
-      "approval.requested ses_1 req_1 · Bash rm",
+      "approval.requested ses_1 req_1 · B^[[31mash rm",
     ],
   ];
   for (const [kind, data, line] of cases) assert.equal(describeNotice(kind, data), line);
