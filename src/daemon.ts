@@ -126,7 +126,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       options.logToStderr ? [logFile.sink, stderrSink] : [logFile.sink],
       () => clock.now(),
     );
-    const store = openStore(paths.db);
+    const store = openStore(paths);
     const db: DatabaseSync = store.db;
     resources.push(() => db.close());
     const sessions = new SessionsStore(db);

@@ -1,8 +1,8 @@
-/** `svc store backup FILE` and `svc store reset` (D24). */
+/** `svc store backup FILE`, `svc store restore FILE` and `svc store reset` (D24). */
 import { DatabaseSync } from "node:sqlite";
 import { resolve } from "node:path";
-import { homePaths, resolveHome } from "../config/home.ts";
-import { idFilePath } from "../store/store_identity.ts";
+import { type HomePaths, homePaths, prepareHome, resolveHome } from "../config/home.ts";
+import { readStoredId, storeFiles, writeStoreId } from "../store/store_identity.ts";
 import { parseCommandArgs, requireId } from "./args.ts";
 import {
   type Command,
@@ -15,27 +15,31 @@ import {
 
 export const storeCommand: Command = {
   name: "store",
-  summary: "Back up the store, or start over with an empty one",
+  summary: "Back up the store, restore a backup, or start over with an empty one",
   usage: `Usage: svc store <subcommand> [--home DIR]
 
 Subcommands:
   backup FILE
       Writes a consistent copy of the store (sessions, events, routines, runs)
-      to FILE, which must not exist, mode 0600. Safe while the daemon runs. To
-      restore: stop the daemon, copy FILE over $SVC_HOME/svc.db (remove
-      svc.db-wal and svc.db-shm), start it.
+      to FILE, which must not exist, mode 0600. Safe while the daemon runs.
+  restore FILE
+      Makes the store in FILE (a backup, or a store from another home) this
+      home's store: moves the current svc.db, its -wal and -shm files and
+      store.id aside (renamed *.before-restore-TIME), copies FILE in and
+      records its id in store.id. Refused while the daemon runs.
   reset
-      Moves svc.db, its -wal and -shm files and svc.db.id aside (renamed
+      Moves svc.db, its -wal and -shm files and store.id aside (renamed
       *.reset-TIME, nothing is deleted), so the next start begins with an empty
-      store. Refused while the daemon runs. For a store the daemon refuses to
-      open (replaced, truncated, damaged): see docs/operations.md.`,
+      store on purpose. Refused while the daemon runs. For a store the daemon
+      refuses to open (deleted, replaced, truncated, damaged): see
+      docs/operations.md.`,
   run(args, io) {
     const { run, rest } = pickSubcommand(SUBCOMMANDS, args);
     return run(rest, io);
   },
 };
 
-const SUBCOMMANDS: Record<string, Subcommand> = { backup, reset };
+const SUBCOMMANDS: Record<string, Subcommand> = { backup, reset, restore };
 
 async function backup(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, { home: { type: "string" } }, {
@@ -60,33 +64,105 @@ async function backup(args: string[], io: Io): Promise<number> {
   return EXIT.ok;
 }
 
+async function restore(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, { home: { type: "string" } }, {
+    positionals: 1,
+  });
+  const source = resolve(requireId(positionals, "backup file"));
+  const paths = homePaths(resolveHome(values.home, io.env));
+  if (!await exists(source)) throw new UsageError(`"${source}" does not exist`);
+  prepareHome(paths);
+  return await whileStopped(paths, io, async () => {
+    // Copied before anything moves: FILE may be this home's own svc.db, adopted on purpose.
+    const staged = `${paths.db}.restoring`;
+    await Deno.remove(staged).catch(() => {});
+    let id: string | null;
+    try {
+      id = copyStore(source, staged);
+    } catch (error) {
+      await Deno.remove(staged).catch(() => {});
+      io.err(`svc: "${source}" cannot be restored: ${(error as Error).message}`);
+      return EXIT.refused;
+    }
+    const moved = await moveAside(storeFiles(paths), "before-restore");
+    await Deno.rename(staged, paths.db);
+    // A store from before D24 has no id: the next start gives it one, as for any such store.
+    if (id !== null) writeStoreId(paths.storeId, id);
+    io.out(
+      `${movedText(moved)}Restored ${source} to ${paths.db}${
+        id === null ? "" : ` (store ${id})`
+      }. Start the daemon to use it.`,
+    );
+    return EXIT.ok;
+  });
+}
+
+/** Copies the store at `source` into the new file `target` (0600); returns its id. */
+function copyStore(source: string, target: string): string | null {
+  const db = new DatabaseSync(source, { readOnly: true, timeout: 5000 });
+  try {
+    const check = db.prepare("PRAGMA quick_check").all() as Array<{ quick_check: string }>;
+    if (check.length !== 1 || check[0].quick_check !== "ok") {
+      throw new Error(`quick_check found: ${check[0]?.quick_check ?? "nothing"}`);
+    }
+    const hasMeta = db.prepare(
+      "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'store_meta'",
+    ).get();
+    const id = hasMeta ? readStoredId(db) : null;
+    db.prepare("VACUUM INTO ?").run(target);
+    if (Deno.build.os !== "windows") Deno.chmodSync(target, 0o600);
+    return id;
+  } finally {
+    db.close();
+  }
+}
+
 async function reset(args: string[], io: Io): Promise<number> {
   const { values } = parseCommandArgs(args, { home: { type: "string" } });
   const paths = homePaths(resolveHome(values.home, io.env));
+  return await whileStopped(paths, io, async () => {
+    const moved = await moveAside(storeFiles(paths), "reset");
+    io.out(
+      moved.length === 0
+        ? "No store to reset: the next start creates one"
+        : `${movedText(moved)}The next start creates an empty store.`,
+    );
+    return EXIT.ok;
+  });
+}
+
+/** Runs `change` holding the home lock: refused while a daemon runs on the home. */
+async function whileStopped(
+  paths: HomePaths,
+  io: Io,
+  change: () => Promise<number>,
+): Promise<number> {
   const lock = await Deno.open(paths.lock, { read: true, write: true, create: true, mode: 0o600 });
   try {
     if (!await lock.tryLock(true)) {
       io.err('svc: the daemon is running on this home: stop it first ("svc stop")');
       return EXIT.refused;
     }
-    const stamp = new Date().toISOString().replace(/[:.]/g, "-");
-    const moved: string[] = [];
-    for (const file of [paths.db, `${paths.db}-wal`, `${paths.db}-shm`, idFilePath(paths.db)]) {
-      if (!await exists(file)) continue;
-      await Deno.rename(file, `${file}.reset-${stamp}`);
-      moved.push(`${file}.reset-${stamp}`);
-    }
-    io.out(
-      moved.length === 0
-        ? "No store to reset: the next start creates one"
-        : `Moved aside:\n${
-          moved.map((file) => `  ${file}`).join("\n")
-        }\nThe next start creates an empty store.`,
-    );
-    return EXIT.ok;
+    return await change();
   } finally {
     lock.close();
   }
+}
+
+/** Renames each of `files` that exists to `FILE.<reason>-<time>`; nothing is deleted. */
+async function moveAside(files: string[], reason: string): Promise<string[]> {
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+  const moved: string[] = [];
+  for (const file of files) {
+    if (!await exists(file)) continue;
+    await Deno.rename(file, `${file}.${reason}-${stamp}`);
+    moved.push(`${file}.${reason}-${stamp}`);
+  }
+  return moved;
+}
+
+function movedText(moved: string[]): string {
+  return moved.length === 0 ? "" : `Moved aside:\n${moved.map((file) => `  ${file}`).join("\n")}\n`;
 }
 
 async function exists(path: string): Promise<boolean> {

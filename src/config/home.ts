@@ -7,6 +7,8 @@ export interface HomePaths {
   readonly socket: string;
   readonly lock: string;
   readonly db: string;
+  /** The store's id (D24), named so that `rm svc.db*` leaves it: the mark of a used home. */
+  readonly storeId: string;
   readonly config: string;
   readonly artifacts: string;
   readonly importDir: string;
@@ -35,6 +37,7 @@ export function homePaths(root: string): HomePaths {
     socket: join(abs, "svc.sock"),
     lock: join(abs, "svc.lock"),
     db: join(abs, "svc.db"),
+    storeId: join(abs, "store.id"),
     config: join(abs, "config.json"),
     artifacts: join(abs, "artifacts"),
     importDir: join(abs, "import"),

@@ -1,14 +1,15 @@
 /**
  * D24: a store that is not the one svc made stops the daemon with what to do,
  * never a silent empty start; a store lost while running is reported;
- * backup and reset (issue 13).
+ * backup, restore and reset (issue 13). The identity lives in `store.id`,
+ * which `rm svc.db*` leaves behind (issue 28 item 8).
  */
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { ConfigError } from "../../src/config/config_error.ts";
 import { restartTestDaemon, startTestDaemon } from "../helpers/daemon.ts";
 import { removeTree, tempHome } from "../helpers/home.ts";
-import { runSvc } from "../helpers/process.ts";
+import { runSvc, startServe } from "../helpers/process.ts";
 import { routineDefinition } from "../helpers/routine.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -22,10 +23,34 @@ async function usedHome(): Promise<{ home: string; id: string }> {
     action: "svc.automations.create",
     definition: routineDefinition("kept", { name: "Kept", runtime: "claude", prompt: "p" }),
   });
-  const id = (await Deno.readTextFile(`${home}/svc.db.id`)).trim();
+  const id = (await Deno.readTextFile(`${home}/store.id`)).trim();
   assert.match(id, /^[0-9a-f-]{36}$/);
-  assert.equal((await Deno.stat(`${home}/svc.db.id`)).mode! & 0o777, 0o600);
+  assert.equal((await Deno.stat(`${home}/store.id`)).mode! & 0o777, 0o600);
   return { home, id };
+}
+
+/** Runs `svc serve` on `home`: its exit code and stderr when it stops by itself, null once it serves. */
+async function serveRefusal(home: string): Promise<{ code: number; stderr: string } | null> {
+  const serve = await startServe(home);
+  const exited = await Promise.race([
+    serve.child.status.then(() => true),
+    new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 200)),
+  ]);
+  const status = await serve.stop();
+  return exited ? { code: status.code, stderr: serve.stderr() } : null;
+}
+
+/** Removes `svc.db`, `svc.db-wal`, `svc.db-shm` and `svc.db.id`: what `rm svc.db*` does. */
+async function removeDbGlob(home: string): Promise<void> {
+  for (const entry of Deno.readDirSync(home)) {
+    if (entry.name.startsWith("svc.db")) await Deno.remove(`${home}/${entry.name}`);
+  }
+}
+
+async function routineIds(home: string): Promise<string[]> {
+  await using t = await restartTestDaemon({ home, scheduler: false });
+  const list = await t.client.post<Json>("/actions", { action: "svc.automations.list" });
+  return list.body.result.routines.map((routine: Json) => routine.id);
 }
 
 async function refusal(home: string): Promise<string> {
@@ -53,7 +78,7 @@ Deno.test("a truncated, deleted, replaced, symlinked, damaged or newer store sto
     await t.step("truncated", async () => {
       await Deno.truncate(`${home}/svc.db`, 0);
       const message = await refusal(home);
-      assert.match(message, /is empty, but .*svc\.db\.id" says store /);
+      assert.match(message, /is empty, but .*store\.id" says store /);
       assert.match(message, /svc store reset/);
       await restore();
     });
@@ -160,12 +185,131 @@ Deno.test("svc store backup copies a live store; svc store reset moves it aside 
     const reset = await runSvc(["store", "reset", "--home", home]);
     assert.equal(reset.code, 0, reset.stderr);
     assert.match(reset.stdout, /svc\.db\.reset-/);
-    await using fresh = await restartTestDaemon({ home, scheduler: false });
-    const list = await fresh.client.post<Json>("/actions", { action: "svc.automations.list" });
-    assert.deepEqual(list.body.result.routines, []);
-    assert.notEqual((await Deno.readTextFile(`${home}/svc.db.id`)).trim(), id);
+    assert.match(reset.stdout, /store\.id\.reset-/);
+    assert.deepEqual(await routineIds(home), []);
+    assert.notEqual((await Deno.readTextFile(`${home}/store.id`)).trim(), id);
+
+    // The backup, restored into a new home (another machine): its store, its id.
+    const restored = await tempHome();
+    try {
+      const restore = await runSvc(["store", "restore", `${out}/copy.db`, "--home", restored]);
+      assert.equal(restore.code, 0, restore.stderr);
+      assert.equal((await Deno.readTextFile(`${restored}/store.id`)).trim(), id);
+      assert.equal((await Deno.stat(`${restored}/svc.db`)).mode! & 0o777, 0o600);
+      assert.deepEqual(await routineIds(restored), ["kept"]);
+      // ...and over a used home: the store there is moved aside, not deleted.
+      const over = await runSvc(["store", "restore", `${out}/copy.db`, "--home", home]);
+      assert.equal(over.code, 0, over.stderr);
+      assert.match(over.stdout, /svc\.db\.before-restore-/);
+      assert.deepEqual(await routineIds(home), ["kept"]);
+      const junk = await runSvc(["store", "restore", `${home}/store.id`, "--home", restored]);
+      assert.equal(junk.code, 1, "a file that is not a store is refused");
+      assert.deepEqual(await routineIds(restored), ["kept"]);
+    } finally {
+      await removeTree(restored);
+    }
   } finally {
     await removeTree(home);
     await removeTree(out);
+  }
+});
+
+Deno.test("issue 28 item 8: a used home whose store is gone, foreign or emptied refuses svc serve (D24)", async (t) => {
+  const { home, id } = await usedHome();
+  const other = await usedHome();
+  try {
+    const refuses = async (pattern: RegExp) => {
+      const refusal = await serveRefusal(home);
+      assert.ok(refusal !== null, "svc serve started");
+      assert.equal(refusal.code, 2, refusal.stderr);
+      assert.match(refusal.stderr, pattern);
+      assert.match(refusal.stderr, /svc store reset/);
+      assert.doesNotMatch(refusal.stderr, /\n\s+at /);
+    };
+    await t.step("rm svc.db* (the home's store.id stays): exit 2", async () => {
+      await removeDbGlob(home);
+      await refuses(new RegExp(`svc\\.db" is missing, but .*store\\.id" says store ${id}`));
+    });
+    await t.step("another home's store with store.id deleted: exit 2", async () => {
+      await Deno.copyFile(`${other.home}/svc.db`, `${home}/svc.db`);
+      await Deno.remove(`${home}/store.id`);
+      await refuses(new RegExp(`is store ${other.id}, but .*store\\.id" is missing`));
+    });
+    await t.step("store.id a symbolic link to another home's: exit 2", async () => {
+      await Deno.symlink(`${other.home}/store.id`, `${home}/store.id`);
+      await refuses(/store\.id" is a symbolic link/);
+      await Deno.remove(`${home}/store.id`);
+    });
+    await t.step("the old svc.db.id a symbolic link to another home's id: exit 2", async () => {
+      await Deno.symlink(`${other.home}/store.id`, `${home}/svc.db.id`);
+      await refuses(/svc\.db\.id" is a symbolic link/);
+      await Deno.remove(`${home}/svc.db.id`);
+    });
+    await t.step("a 0-byte svc.db without store.id: exit 2", async () => {
+      await removeDbGlob(home);
+      await Deno.writeFile(`${home}/svc.db`, new Uint8Array());
+      await refuses(/svc\.db" is empty \(0 bytes\)/);
+    });
+    await t.step("svc store reset: it starts empty on purpose, and restarts as usual", async () => {
+      const reset = await runSvc(["store", "reset", "--home", home]);
+      assert.equal(reset.code, 0, reset.stderr);
+      assert.equal(await serveRefusal(home), null);
+      const fresh = (await Deno.readTextFile(`${home}/store.id`)).trim();
+      assert.notEqual(fresh, id);
+      assert.deepEqual(await routineIds(home), []);
+      assert.equal(await serveRefusal(home), null);
+      assert.equal((await Deno.readTextFile(`${home}/store.id`)).trim(), fresh);
+    });
+  } finally {
+    await removeTree(home);
+    await removeTree(other.home);
+  }
+});
+
+Deno.test("issue 28 item 8: a home of the svc.db.id layout moves its id to store.id and keeps its data (D24)", async () => {
+  const { home, id } = await usedHome();
+  try {
+    await Deno.rename(`${home}/store.id`, `${home}/svc.db.id`);
+    assert.equal(await serveRefusal(home), null);
+    assert.equal((await Deno.readTextFile(`${home}/store.id`)).trim(), id);
+    assert.equal((await Deno.stat(`${home}/store.id`)).mode! & 0o777, 0o600);
+    await assert.rejects(Deno.lstat(`${home}/svc.db.id`), Deno.errors.NotFound);
+    assert.deepEqual(await routineIds(home), ["kept"]);
+    // Migrated, the home is protected like any other: rm svc.db* no longer empties it.
+    await removeDbGlob(home);
+    assert.equal((await serveRefusal(home))?.code, 2);
+  } finally {
+    await removeTree(home);
+  }
+});
+
+Deno.test("issue 28 item 8: the old layout with svc.db deleted still refuses (D24)", async () => {
+  const { home, id } = await usedHome();
+  try {
+    await Deno.rename(`${home}/store.id`, `${home}/svc.db.id`);
+    await Deno.remove(`${home}/svc.db`);
+    const message = await refusal(home);
+    assert.match(message, new RegExp(`is missing, but .*svc\\.db\\.id" says store ${id}`));
+  } finally {
+    await removeTree(home);
+  }
+});
+
+Deno.test("issue 28 item 8: svc store restore of the home's own foreign svc.db adopts it on purpose (D24)", async () => {
+  const { home } = await usedHome();
+  const other = await usedHome();
+  try {
+    await Deno.remove(`${home}/store.id`);
+    await removeDbGlob(home);
+    await Deno.copyFile(`${other.home}/svc.db`, `${home}/svc.db`);
+    const message = await refusal(home);
+    assert.match(message, /svc store restore .*svc\.db/);
+    const restore = await runSvc(["store", "restore", `${home}/svc.db`, "--home", home]);
+    assert.equal(restore.code, 0, restore.stderr);
+    assert.equal((await Deno.readTextFile(`${home}/store.id`)).trim(), other.id);
+    assert.deepEqual(await routineIds(home), ["kept"]);
+  } finally {
+    await removeTree(home);
+    await removeTree(other.home);
   }
 });
