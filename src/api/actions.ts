@@ -57,10 +57,14 @@ function automation(
   };
 }
 
-/** The closed table of actions (C4.1, D5, D10): anything else is refused. */
-function actionTable(deps: ActionDeps): Record<string, ActionDefinition> {
+/**
+ * The closed table of actions (C4.1, D5, D10): anything else is refused. A
+ * Map, so an id such as `constructor` or `__proto__` finds nothing (issue 28
+ * item 4: an object literal answered those from Object.prototype, a 500).
+ */
+function actionTable(deps: ActionDeps): ReadonlyMap<string, ActionDefinition> {
   const { routines, scheduler } = deps;
-  return {
+  return new Map(Object.entries<ActionDefinition>({
     "svc.capabilities.refresh": {
       fields: {},
       run: async () => ({
@@ -195,7 +199,7 @@ function actionTable(deps: ActionDeps): Record<string, ActionDefinition> {
         };
       },
     },
-  };
+  }));
 }
 
 /** Actions that change the routines (the others only read or run them). */
@@ -240,7 +244,7 @@ export function actionRoutes(deps: ActionDeps): Route[] {
     // One closed request schema per action, told apart by `action` (documentation of the table).
     body: z.discriminatedUnion(
       "action",
-      Object.entries(table).map(([name, action]) =>
+      [...table].map(([name, action]) =>
         z.strictObject({
           action: z.literal(name),
           origin: envelopeSchema.shape.origin,
@@ -252,7 +256,7 @@ export function actionRoutes(deps: ActionDeps): Route[] {
     responses: {
       200: {
         description: "Completed; check `result` and `event.payload.error` (C4.1 rule 4)",
-        schema: () => z.union(Object.keys(table).map((name) => actionSuccessSchema(name))),
+        schema: () => z.union([...table.keys()].map((name) => actionSuccessSchema(name))),
       },
       400: {
         description: "Malformed, unknown action, or invalid fields",
@@ -277,8 +281,8 @@ export function actionRoutes(deps: ActionDeps): Route[] {
       }
       const envelope = parseInput(envelopeSchema, body);
       checkActionAuthority(peer, envelope.action);
-      const action = table[envelope.action];
-      if (!action) {
+      const action = table.get(envelope.action);
+      if (action === undefined) {
         throw invalidRequest(`Unknown action "${envelope.action}"`, "action");
       }
       if ("contextAdmission" in body) {
