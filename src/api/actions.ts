@@ -24,8 +24,14 @@ export interface ActionDeps {
   readonly worktrees: Worktrees;
   /** Delivered run results (D21). */
   readonly inbox: Inbox;
-  /** A routine was created, updated, deleted or imported (the daemon-wide feed, D19). */
-  readonly changed: (action: string) => void;
+  /** Routines were created, updated, deleted or imported (the daemon-wide feed, D19). */
+  readonly changed: (notice: RoutinesChanged) => void;
+}
+
+/** The feed's `automations.changed` notice (D19): the action and the routines it changed. */
+export interface RoutinesChanged {
+  readonly action: string;
+  readonly routineIds: readonly string[];
 }
 
 /** What an executor returns: the event kind, its payload and the versioned `result`. */
@@ -33,6 +39,8 @@ interface ActionOutcome {
   kind: string;
   payload: Record<string, unknown>;
   result?: unknown;
+  /** Set by actions that change routines: the ids changed, for `automations.changed` (D19). */
+  changedRoutineIds?: string[];
 }
 
 interface ActionDefinition {
@@ -43,16 +51,25 @@ interface ActionDefinition {
 
 const id = boundedText(1, 96);
 
-/** A versioned automation action: kind `automations.changed`, payload = result (C4.1). */
-function automation(
+/**
+ * A versioned automation action: kind `automations.changed`, payload = result
+ * (C4.1). An action that changes routines names them with `changedRoutines`.
+ */
+function automation<Result extends object>(
   fields: z.ZodRawShape,
-  run: (input: Record<string, unknown>) => unknown,
+  run: (input: Record<string, unknown>) => Result | Promise<Result>,
+  changedRoutines?: (result: Result) => string[],
 ): ActionDefinition {
   return {
     fields,
     run: async (input) => {
-      const result = await run(input) as Record<string, unknown>;
-      return { kind: "automations.changed", payload: { ...result }, result };
+      const result = await run(input);
+      return {
+        kind: "automations.changed",
+        payload: { ...result } as Record<string, unknown>,
+        result,
+        changedRoutineIds: changedRoutines?.(result),
+      };
     },
   };
 }
@@ -94,12 +111,18 @@ function actionTable(deps: ActionDeps): ReadonlyMap<string, ActionDefinition> {
     "svc.automations.create": automation(
       { definition: z.unknown() },
       (input) => routines.create(parseDefinition(input.definition)),
+      (result) => [result.routine.id],
     ),
     "svc.automations.update": automation(
       { definition: z.unknown() },
       (input) => routines.update(parseDefinition(input.definition)),
+      (result) => [result.routine.id],
     ),
-    "svc.automations.delete": automation({ id }, (input) => routines.delete(input.id as string)),
+    "svc.automations.delete": automation(
+      { id },
+      (input) => routines.delete(input.id as string),
+      (result) => [result.id],
+    ),
     "svc.automations.tick": automation({}, () => scheduler.tick()),
     "svc.automations.runs": automation(
       { id, limit: z.number().int().optional() },
@@ -118,7 +141,11 @@ function actionTable(deps: ActionDeps): ReadonlyMap<string, ActionDefinition> {
         return { kind: "automations.changed", payload: { ...result }, result };
       },
     },
-    "svc.automations.import": automation({}, () => routines.import()),
+    "svc.automations.import": automation(
+      {},
+      () => routines.import(),
+      (result) => result.imported,
+    ),
     "svc.sessions.approve": {
       fields: {
         sessionId: id,
@@ -201,14 +228,6 @@ function actionTable(deps: ActionDeps): ReadonlyMap<string, ActionDefinition> {
     },
   }));
 }
-
-/** Actions that change the routines (the others only read or run them). */
-const CHANGING_ACTIONS: ReadonlySet<string> = new Set([
-  "svc.automations.create",
-  "svc.automations.update",
-  "svc.automations.delete",
-  "svc.automations.import",
-]);
 
 const envelopeSchema = z.object({
   action: z.string({ error: "is required" }).min(1),
@@ -296,7 +315,9 @@ export function actionRoutes(deps: ActionDeps): Route[] {
         body,
       );
       const outcome = await action.run(input);
-      if (CHANGING_ACTIONS.has(envelope.action)) deps.changed(envelope.action);
+      if (outcome.changedRoutineIds !== undefined) {
+        deps.changed({ action: envelope.action, routineIds: outcome.changedRoutineIds });
+      }
       return jsonResponse({
         ok: true,
         accepted: true,
