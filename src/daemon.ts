@@ -318,6 +318,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         approvals,
         worktrees,
         inbox: new Inbox(runsStore, clock),
+        storeLost: () => store.state() === "lost",
         changed: ({ action, routineIds }) =>
           feed.publish("automations.changed", { action, routineIds }),
       },

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { invalidRequest, ServiceError } from "../errors.ts";
+import { invalidRequest, ServiceError, storeUnavailable } from "../errors.ts";
 import { jsonResponse } from "./json.ts";
 import type { Route } from "./route.ts";
 import { actionFailureSchema, actionSuccessSchema } from "./schemas.ts";
@@ -24,6 +24,8 @@ export interface ActionDeps {
   readonly worktrees: Worktrees;
   /** Delivered run results (D21). */
   readonly inbox: Inbox;
+  /** True once `svc.db` was deleted or replaced under the daemon (D24). */
+  readonly storeLost: () => boolean;
   /** Routines were created, updated, deleted or imported (the daemon-wide feed, D19). */
   readonly changed: (notice: RoutinesChanged) => void;
 }
@@ -47,6 +49,12 @@ interface ActionDefinition {
   /** The action-specific top-level fields (the envelope's are added). */
   fields: z.ZodRawShape;
   run(input: Record<string, unknown>): Promise<ActionOutcome> | ActionOutcome;
+  /**
+   * Set on actions that only read (or, given a function, on the inputs that
+   * only read): they answer like a GET while the store is lost; every other
+   * action is a mutation and answers 503 `store_unavailable` then (D24).
+   */
+  readOnly?: true | ((input: Record<string, unknown>) => boolean);
 }
 
 const id = boundedText(1, 96);
@@ -74,6 +82,11 @@ function automation<Result extends object>(
   };
 }
 
+/** `action`, marked as one that only reads (D24). */
+function reading(action: ActionDefinition): ActionDefinition {
+  return { ...action, readOnly: true };
+}
+
 /**
  * The closed table of actions (C4.1, D5, D10): anything else is refused. A
  * Map, so an id such as `constructor` or `__proto__` finds nothing (issue 28
@@ -84,12 +97,14 @@ function actionTable(deps: ActionDeps): ReadonlyMap<string, ActionDefinition> {
   return new Map(Object.entries<ActionDefinition>({
     "svc.capabilities.refresh": {
       fields: {},
+      readOnly: true,
       run: async () => ({
         kind: "capabilities.changed",
         payload: { capabilities: await deps.capabilities.refresh() },
       }),
     },
     "svc.automations.list": {
+      readOnly: true,
       fields: {
         limit: z.number().int().min(1).max(1000).optional(),
         cursor: id.optional(),
@@ -104,10 +119,10 @@ function actionTable(deps: ActionDeps): ReadonlyMap<string, ActionDefinition> {
         return { kind: "automations.changed", payload, result };
       },
     },
-    "svc.automations.get": automation(
+    "svc.automations.get": reading(automation(
       { id },
       (input) => ({ routine: routines.get(input.id as string) }),
-    ),
+    )),
     "svc.automations.create": automation(
       { definition: z.unknown() },
       (input) => routines.create(parseDefinition(input.definition)),
@@ -124,10 +139,10 @@ function actionTable(deps: ActionDeps): ReadonlyMap<string, ActionDefinition> {
       (result) => [result.id],
     ),
     "svc.automations.tick": automation({}, () => scheduler.tick()),
-    "svc.automations.runs": automation(
+    "svc.automations.runs": reading(automation(
       { id, limit: z.number().int().optional() },
       (input) => ({ runs: routines.runs(input.id as string, (input.limit as number) ?? 20) }),
-    ),
+    )),
     "svc.automations.run": {
       fields: {
         id,
@@ -171,14 +186,18 @@ function actionTable(deps: ActionDeps): ReadonlyMap<string, ActionDefinition> {
     },
     "svc.sessions.approvals": {
       fields: { sessionId: id.optional() },
+      readOnly: true,
       run: (input) => {
         const result = { approvals: deps.approvals.list(input.sessionId as string | undefined) };
         return { kind: "approvals.listed", payload: { count: result.approvals.length }, result };
       },
     },
-    "svc.automations.health": automation({ id }, (input) => routines.health(input.id as string)),
+    "svc.automations.health": reading(
+      automation({ id }, (input) => routines.health(input.id as string)),
+    ),
     "svc.automations.worktrees": {
       fields: { routineId: id.optional() },
+      readOnly: true,
       run: (input) => {
         const result = { worktrees: deps.worktrees.list(input.routineId as string | undefined) };
         return { kind: "automations.changed", payload: { count: result.worktrees.length }, result };
@@ -201,6 +220,7 @@ function actionTable(deps: ActionDeps): ReadonlyMap<string, ActionDefinition> {
       },
     },
     "svc.automations.inbox": {
+      readOnly: true,
       fields: {
         unread: z.boolean().optional(),
         limit: z.number().int().min(1).max(1000).optional(),
@@ -217,6 +237,7 @@ function actionTable(deps: ActionDeps): ReadonlyMap<string, ActionDefinition> {
     },
     "svc.automations.result": {
       fields: { runId: id, markRead: z.boolean().optional() },
+      readOnly: (input) => input.markRead !== true,
       run: async (input) => {
         const result = await deps.inbox.result(input.runId as string, input.markRead === true);
         return {
@@ -290,9 +311,14 @@ export function actionRoutes(deps: ActionDeps): Route[] {
         description: "A conflict (routine exists, approval not pending)",
         schema: actionFailureSchema,
       },
-      503: { description: "`store_unavailable`", schema: actionFailureSchema },
+      503: {
+        description: "`store_unavailable`: an action that writes while the store refuses writes " +
+          "or was lost (read-only actions answer like GETs, D24)",
+        schema: actionFailureSchema,
+      },
     },
     failureShape: rejected,
+    storeLostChecked: true,
     handler: async ({ req, peer }) => {
       const body = await readJsonBody(req);
       if (body === null || typeof body !== "object" || Array.isArray(body)) {
@@ -314,6 +340,11 @@ export function actionRoutes(deps: ActionDeps): Route[] {
         z.strictObject({ ...envelopeSchema.shape, ...action.fields }),
         body,
       );
+      const readOnly = typeof action.readOnly === "function"
+        ? action.readOnly(input)
+        : action.readOnly === true;
+      // D24: with svc.db gone, nothing is acknowledged that the next start would lose.
+      if (!readOnly && deps.storeLost()) throw storeUnavailable();
       const outcome = await action.run(input);
       if (outcome.changedRoutineIds !== undefined) {
         deps.changed({ action: envelope.action, routineIds: outcome.changedRoutineIds });
