@@ -318,7 +318,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         approvals,
         worktrees,
         inbox: new Inbox(runsStore, clock),
-        changed: (action) => feed.publish("automations.changed", { action }),
+        storeLost: () => store.state() === "lost",
+        changed: ({ action, routineIds }) =>
+          feed.publish("automations.changed", { action, routineIds }),
       },
       events: {
         sessions,

@@ -1,6 +1,7 @@
 /**
  * The daemon's own log (D2): one line per record, to stderr and to
- * `$SVC_HOME/logs/daemon.log` (0600), rotated by size when opened.
+ * `$SVC_HOME/logs/daemon.log` (0600), rotated by size at start and while
+ * running, so the files on disk stay bounded.
  */
 export interface Logger {
   info(message: string, fields?: Record<string, unknown>): void;
@@ -10,6 +11,12 @@ export interface Logger {
 
 /** Size past which the log file is rotated to `daemon.log.1`. */
 export const LOG_ROTATE_BYTES = 10 * 1024 * 1024;
+
+/**
+ * Rotated files kept (`daemon.log.1`, newest, to `daemon.log.3`): with the
+ * live file at most 4 × 10 MiB and one line (issue 28 item 4).
+ */
+export const LOG_KEEP_FILES = 3;
 
 type Sink = (line: string) => void;
 
@@ -49,14 +56,16 @@ export function createLogger(sinks: Sink[], now: () => number = Date.now): Logge
 }
 
 /**
- * A sink appending to `path` (created 0600) that rotates it to `path.1` once
- * it passes `rotateBytes`, at open and while writing, so a long-running
- * daemon's log stays bounded (two files at most).
+ * A sink appending to `path` (created 0600) that rotates it once it passes
+ * `rotateBytes`, at open and while writing: `path.1` becomes `path.2` and so
+ * on, the oldest past `keepFiles` is removed, and `path` becomes `path.1`.
+ * So a long-running daemon's log takes at most `keepFiles + 1` files.
  */
 export function fileSink(
   path: string,
-  rotateBytes = LOG_ROTATE_BYTES,
+  options: { rotateBytes?: number; keepFiles?: number } = {},
 ): { sink: Sink; close(): void } {
+  const { rotateBytes = LOG_ROTATE_BYTES, keepFiles = LOG_KEEP_FILES } = options;
   const encoder = new TextEncoder();
   let size = 0;
   let file: Deno.FsFile | null = null;
@@ -68,7 +77,11 @@ export function fileSink(
       size = 0;
     }
     if (size > rotateBytes) {
-      Deno.renameSync(path, `${path}.1`);
+      try {
+        rotate(path, keepFiles);
+      } catch {
+        // Cannot rotate (a file made read-only): keep appending, try again after rotateBytes more.
+      }
       size = 0;
     }
     file = Deno.openSync(path, { append: true, create: true, mode: 0o600 });
@@ -82,6 +95,7 @@ export function fileSink(
       size += bytes.length;
       if (size > rotateBytes) {
         file.close();
+        file = null;
         open();
       }
     },
@@ -90,6 +104,27 @@ export function fileSink(
       file = null;
     },
   };
+}
+
+/** Shifts `path.N` to `path.N+1` (dropping the one past `keepFiles`), then `path` to `path.1`. */
+function rotate(path: string, keepFiles: number): void {
+  if (keepFiles < 1) {
+    Deno.removeSync(path);
+    return;
+  }
+  try {
+    Deno.removeSync(`${path}.${keepFiles}`);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  for (let index = keepFiles - 1; index >= 1; index--) {
+    try {
+      Deno.renameSync(`${path}.${index}`, `${path}.${index + 1}`);
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    }
+  }
+  Deno.renameSync(path, `${path}.1`);
 }
 
 /** A sink writing to stderr. */

@@ -97,7 +97,8 @@ export class Conversation {
   readonly #timeouts: ConversationTimeouts;
   readonly #lines = new LineSplitter(MAX_LINE_CHARS);
   readonly #queue: string[] = [];
-  readonly #pending = new Map<string, AbortController>();
+  /** One per permission request still deciding; a Set, as two may share an id (issue 28 item 7). */
+  readonly #pending = new Set<AbortController>();
   /** Permission requests still being decided or recorded (awaited before the session ends). */
   readonly #deciding = new Set<Promise<void>>();
   #ready = false;
@@ -309,7 +310,7 @@ export class Conversation {
 
   async #onPermission(step: Extract<AdapterStep, { type: "permission" }>): Promise<void> {
     const abort = new AbortController();
-    this.#pending.set(step.requestId, abort);
+    this.#pending.add(abort);
     this.#disarm(); // A person may be deciding: the approval has its own timeout (D18).
     this.#setState({ activity: "waiting_approval" });
     const request = {
@@ -320,7 +321,7 @@ export class Conversation {
     };
     await this.#io.record("agent.permission", { ...request });
     const decision = await this.#io.decide(request, abort.signal);
-    this.#pending.delete(step.requestId);
+    this.#pending.delete(abort);
     // Durable before the agent gets the answer (D18).
     await this.#io.record("agent.permission.resolved", {
       requestId: step.requestId,
@@ -339,7 +340,7 @@ export class Conversation {
 
   /** Pending requests of an ended or interrupted turn are resolved as denied (D18). */
   #endPermissions(): void {
-    for (const abort of this.#pending.values()) abort.abort();
+    for (const abort of this.#pending) abort.abort();
   }
 
   #onUsage(usage: Usage, cumulative: boolean): void {

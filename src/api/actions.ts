@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { invalidRequest, ServiceError } from "../errors.ts";
+import { invalidRequest, ServiceError, storeUnavailable } from "../errors.ts";
 import { jsonResponse } from "./json.ts";
 import type { Route } from "./route.ts";
 import { actionFailureSchema, actionSuccessSchema } from "./schemas.ts";
@@ -24,8 +24,16 @@ export interface ActionDeps {
   readonly worktrees: Worktrees;
   /** Delivered run results (D21). */
   readonly inbox: Inbox;
-  /** A routine was created, updated, deleted or imported (the daemon-wide feed, D19). */
-  readonly changed: (action: string) => void;
+  /** True once `svc.db` was deleted or replaced under the daemon (D24). */
+  readonly storeLost: () => boolean;
+  /** Routines were created, updated, deleted or imported (the daemon-wide feed, D19). */
+  readonly changed: (notice: RoutinesChanged) => void;
+}
+
+/** The feed's `automations.changed` notice (D19): the action and the routines it changed. */
+export interface RoutinesChanged {
+  readonly action: string;
+  readonly routineIds: readonly string[];
 }
 
 /** What an executor returns: the event kind, its payload and the versioned `result`. */
@@ -33,42 +41,70 @@ interface ActionOutcome {
   kind: string;
   payload: Record<string, unknown>;
   result?: unknown;
+  /** Set by actions that change routines: the ids changed, for `automations.changed` (D19). */
+  changedRoutineIds?: string[];
 }
 
 interface ActionDefinition {
   /** The action-specific top-level fields (the envelope's are added). */
   fields: z.ZodRawShape;
   run(input: Record<string, unknown>): Promise<ActionOutcome> | ActionOutcome;
+  /**
+   * Set on actions that only read (or, given a function, on the inputs that
+   * only read): they answer like a GET while the store is lost; every other
+   * action is a mutation and answers 503 `store_unavailable` then (D24).
+   */
+  readOnly?: true | ((input: Record<string, unknown>) => boolean);
 }
 
 const id = boundedText(1, 96);
 
-/** A versioned automation action: kind `automations.changed`, payload = result (C4.1). */
-function automation(
+/**
+ * A versioned automation action: kind `automations.changed`, payload = result
+ * (C4.1). An action that changes routines names them with `changedRoutines`.
+ */
+function automation<Result extends object>(
   fields: z.ZodRawShape,
-  run: (input: Record<string, unknown>) => unknown,
+  run: (input: Record<string, unknown>) => Result | Promise<Result>,
+  changedRoutines?: (result: Result) => string[],
 ): ActionDefinition {
   return {
     fields,
     run: async (input) => {
-      const result = await run(input) as Record<string, unknown>;
-      return { kind: "automations.changed", payload: { ...result }, result };
+      const result = await run(input);
+      return {
+        kind: "automations.changed",
+        payload: { ...result } as Record<string, unknown>,
+        result,
+        changedRoutineIds: changedRoutines?.(result),
+      };
     },
   };
 }
 
-/** The closed table of actions (C4.1, D5, D10): anything else is refused. */
-function actionTable(deps: ActionDeps): Record<string, ActionDefinition> {
+/** `action`, marked as one that only reads (D24). */
+function reading(action: ActionDefinition): ActionDefinition {
+  return { ...action, readOnly: true };
+}
+
+/**
+ * The closed table of actions (C4.1, D5, D10): anything else is refused. A
+ * Map, so an id such as `constructor` or `__proto__` finds nothing (issue 28
+ * item 4: an object literal answered those from Object.prototype, a 500).
+ */
+function actionTable(deps: ActionDeps): ReadonlyMap<string, ActionDefinition> {
   const { routines, scheduler } = deps;
-  return {
+  return new Map(Object.entries<ActionDefinition>({
     "svc.capabilities.refresh": {
       fields: {},
+      readOnly: true,
       run: async () => ({
         kind: "capabilities.changed",
         payload: { capabilities: await deps.capabilities.refresh() },
       }),
     },
     "svc.automations.list": {
+      readOnly: true,
       fields: {
         limit: z.number().int().min(1).max(1000).optional(),
         cursor: id.optional(),
@@ -83,24 +119,30 @@ function actionTable(deps: ActionDeps): Record<string, ActionDefinition> {
         return { kind: "automations.changed", payload, result };
       },
     },
-    "svc.automations.get": automation(
+    "svc.automations.get": reading(automation(
       { id },
       (input) => ({ routine: routines.get(input.id as string) }),
-    ),
+    )),
     "svc.automations.create": automation(
       { definition: z.unknown() },
       (input) => routines.create(parseDefinition(input.definition)),
+      (result) => [result.routine.id],
     ),
     "svc.automations.update": automation(
       { definition: z.unknown() },
       (input) => routines.update(parseDefinition(input.definition)),
+      (result) => [result.routine.id],
     ),
-    "svc.automations.delete": automation({ id }, (input) => routines.delete(input.id as string)),
+    "svc.automations.delete": automation(
+      { id },
+      (input) => routines.delete(input.id as string),
+      (result) => [result.id],
+    ),
     "svc.automations.tick": automation({}, () => scheduler.tick()),
-    "svc.automations.runs": automation(
+    "svc.automations.runs": reading(automation(
       { id, limit: z.number().int().optional() },
       (input) => ({ runs: routines.runs(input.id as string, (input.limit as number) ?? 20) }),
-    ),
+    )),
     "svc.automations.run": {
       fields: {
         id,
@@ -114,7 +156,11 @@ function actionTable(deps: ActionDeps): Record<string, ActionDefinition> {
         return { kind: "automations.changed", payload: { ...result }, result };
       },
     },
-    "svc.automations.import": automation({}, () => routines.import()),
+    "svc.automations.import": automation(
+      {},
+      () => routines.import(),
+      (result) => result.imported,
+    ),
     "svc.sessions.approve": {
       fields: {
         sessionId: id,
@@ -140,14 +186,18 @@ function actionTable(deps: ActionDeps): Record<string, ActionDefinition> {
     },
     "svc.sessions.approvals": {
       fields: { sessionId: id.optional() },
+      readOnly: true,
       run: (input) => {
         const result = { approvals: deps.approvals.list(input.sessionId as string | undefined) };
         return { kind: "approvals.listed", payload: { count: result.approvals.length }, result };
       },
     },
-    "svc.automations.health": automation({ id }, (input) => routines.health(input.id as string)),
+    "svc.automations.health": reading(
+      automation({ id }, (input) => routines.health(input.id as string)),
+    ),
     "svc.automations.worktrees": {
       fields: { routineId: id.optional() },
+      readOnly: true,
       run: (input) => {
         const result = { worktrees: deps.worktrees.list(input.routineId as string | undefined) };
         return { kind: "automations.changed", payload: { count: result.worktrees.length }, result };
@@ -170,6 +220,7 @@ function actionTable(deps: ActionDeps): Record<string, ActionDefinition> {
       },
     },
     "svc.automations.inbox": {
+      readOnly: true,
       fields: {
         unread: z.boolean().optional(),
         limit: z.number().int().min(1).max(1000).optional(),
@@ -186,6 +237,7 @@ function actionTable(deps: ActionDeps): Record<string, ActionDefinition> {
     },
     "svc.automations.result": {
       fields: { runId: id, markRead: z.boolean().optional() },
+      readOnly: (input) => input.markRead !== true,
       run: async (input) => {
         const result = await deps.inbox.result(input.runId as string, input.markRead === true);
         return {
@@ -195,16 +247,8 @@ function actionTable(deps: ActionDeps): Record<string, ActionDefinition> {
         };
       },
     },
-  };
+  }));
 }
-
-/** Actions that change the routines (the others only read or run them). */
-const CHANGING_ACTIONS: ReadonlySet<string> = new Set([
-  "svc.automations.create",
-  "svc.automations.update",
-  "svc.automations.delete",
-  "svc.automations.import",
-]);
 
 const envelopeSchema = z.object({
   action: z.string({ error: "is required" }).min(1),
@@ -240,7 +284,7 @@ export function actionRoutes(deps: ActionDeps): Route[] {
     // One closed request schema per action, told apart by `action` (documentation of the table).
     body: z.discriminatedUnion(
       "action",
-      Object.entries(table).map(([name, action]) =>
+      [...table].map(([name, action]) =>
         z.strictObject({
           action: z.literal(name),
           origin: envelopeSchema.shape.origin,
@@ -252,7 +296,7 @@ export function actionRoutes(deps: ActionDeps): Route[] {
     responses: {
       200: {
         description: "Completed; check `result` and `event.payload.error` (C4.1 rule 4)",
-        schema: () => z.union(Object.keys(table).map((name) => actionSuccessSchema(name))),
+        schema: () => z.union([...table.keys()].map((name) => actionSuccessSchema(name))),
       },
       400: {
         description: "Malformed, unknown action, or invalid fields",
@@ -267,9 +311,14 @@ export function actionRoutes(deps: ActionDeps): Route[] {
         description: "A conflict (routine exists, approval not pending)",
         schema: actionFailureSchema,
       },
-      503: { description: "`store_unavailable`", schema: actionFailureSchema },
+      503: {
+        description: "`store_unavailable`: an action that writes while the store refuses writes " +
+          "or was lost (read-only actions answer like GETs, D24)",
+        schema: actionFailureSchema,
+      },
     },
     failureShape: rejected,
+    storeLostChecked: true,
     handler: async ({ req, peer }) => {
       const body = await readJsonBody(req);
       if (body === null || typeof body !== "object" || Array.isArray(body)) {
@@ -277,8 +326,8 @@ export function actionRoutes(deps: ActionDeps): Route[] {
       }
       const envelope = parseInput(envelopeSchema, body);
       checkActionAuthority(peer, envelope.action);
-      const action = table[envelope.action];
-      if (!action) {
+      const action = table.get(envelope.action);
+      if (action === undefined) {
         throw invalidRequest(`Unknown action "${envelope.action}"`, "action");
       }
       if ("contextAdmission" in body) {
@@ -291,8 +340,15 @@ export function actionRoutes(deps: ActionDeps): Route[] {
         z.strictObject({ ...envelopeSchema.shape, ...action.fields }),
         body,
       );
+      const readOnly = typeof action.readOnly === "function"
+        ? action.readOnly(input)
+        : action.readOnly === true;
+      // D24: with svc.db gone, nothing is acknowledged that the next start would lose.
+      if (!readOnly && deps.storeLost()) throw storeUnavailable();
       const outcome = await action.run(input);
-      if (CHANGING_ACTIONS.has(envelope.action)) deps.changed(envelope.action);
+      if (outcome.changedRoutineIds !== undefined) {
+        deps.changed({ action: envelope.action, routineIds: outcome.changedRoutineIds });
+      }
       return jsonResponse({
         ok: true,
         accepted: true,

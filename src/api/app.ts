@@ -99,7 +99,10 @@ export function createHandler(
   options: {
     instanceId: string;
     log: Logger;
-    /** True once `svc.db` was deleted or replaced under the daemon (D24): mutations get 503. */
+    /**
+     * True once `svc.db` was deleted or replaced under the daemon (D24):
+     * mutations get 503 (a route with `storeLostChecked` decides itself).
+     */
     storeLost?: () => boolean;
   },
 ): Handler {
@@ -220,7 +223,9 @@ function dispatchRoute(
   };
   try {
     if (route.ownerOnly) requireOwner(peer, route.ownerOnly);
-    if (route.method !== "GET" && storeLost()) throw storeUnavailable();
+    if (route.method !== "GET" && !route.storeLostChecked && storeLost()) {
+      throw storeUnavailable();
+    }
     // Body rules concern requests with bodies; a GET's body is never read.
     if (route.method !== "GET") checkBodyHeaders(req, maxBodyBytes(peer));
     // The URL object only for handlers that read the query (/health does not: issue 14).

@@ -46,5 +46,11 @@ export interface Route {
    * unexpected errors): the action router's failure shape (C4.1, D10).
    */
   readonly failureShape?: (error: ServiceError) => ServiceError;
+  /**
+   * Set when the handler itself refuses what would write while the store is
+   * lost (D24): the action router, whose read-only actions answer like GETs.
+   * Otherwise every route but GET answers 503 `store_unavailable` then.
+   */
+  readonly storeLostChecked?: true;
   readonly handler: (ctx: RouteContext) => Response | Promise<Response>;
 }

@@ -349,7 +349,8 @@ export const runRecordSchema = (): z.ZodType => built().runRecordSchema;
 
 /** The success shape of action `action` (C4.1), with its `result` when it has one. */
 export function actionSuccessSchema(action: string): z.ZodType {
-  const result = built().ACTION_RESULTS[action] ?? null;
+  const { ACTION_RESULTS } = built();
+  const result = Object.hasOwn(ACTION_RESULTS, action) ? ACTION_RESULTS[action] : null;
   return z.object({
     ok: z.literal(true),
     accepted: z.literal(true),

@@ -4,8 +4,10 @@
  * under `ask` it waits for the owner (`svc.sessions.approve`), at most
  * `approvals.timeoutSeconds`, then it is denied by timeout. A session that
  * ends, is killed or interrupted resolves its pending requests as denied
- * (`ended`). The broker knows no harness and no protocol: the conversation
- * records the events and the adapters turn decisions into protocol lines.
+ * (`ended`). A request whose id is already pending in its session is denied
+ * at once (`policy`), so the first keeps its place and each gets one answer.
+ * The broker knows no harness and no protocol: the conversation records the
+ * events and the adapters turn decisions into protocol lines.
  */
 import { ServiceError } from "../errors.ts";
 import { type Clock, isoTime } from "../clock.ts";
@@ -82,6 +84,10 @@ export class ApprovalBroker {
     }
     const key = keyOf(sessionId, request.requestId);
     if (signal.aborted) return Promise.resolve(ended());
+    // Issue 28 item 7: a second request under a pending id once replaced the first, which was
+    // then never listed, answered or timed out. The first keeps its place; the copy is denied
+    // (not announced: an `approval.resolved` for this id would read as the first's answer).
+    if (this.#waiting.has(key)) return Promise.resolve(duplicate(request.requestId));
     const { clock } = this.#options;
     const now = clock.now();
     const timeoutMs = this.#options.timeoutMs();
@@ -173,6 +179,15 @@ function ended(): PermissionDecision {
     remember: false,
     message: "Denied by svc: the session ended or its turn was interrupted",
     by: "ended",
+  };
+}
+
+function duplicate(requestId: string): PermissionDecision {
+  return {
+    decision: "deny",
+    remember: false,
+    message: `Denied by svc: request "${requestId}" repeats the id of a request still pending`,
+    by: "policy",
   };
 }
 

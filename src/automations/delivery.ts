@@ -8,15 +8,30 @@ import type { WorktreeRecord } from "../worktrees/worktree_record.ts";
 export type OutputTarget = { kind: "inbox" } | { kind: "file"; path: string };
 
 /**
- * The result file's path (D21): `<inbox>/<routine>/<run>.md` or
- * `<dir>/<routine>-<run>.md`. Ids hold no separator; a leading dot (an id
- * such as `..`) becomes `_` so a name never climbs or hides.
+ * The result file's path (D21): `<inbox>/<folder>/<run>.md` or
+ * `<dir>/<folder>-<run>.md`, where the folder is `routineFolder(routineId)`.
  */
 export function resultPath(target: OutputTarget, inbox: string, routineId: string, runId: string) {
-  const routine = routineId.replace(/^\./, "_");
+  const routine = routineFolder(routineId);
   return target.kind === "inbox"
     ? join(inbox, routine, `${runId}.md`)
     : join(target.path, `${routine}-${runId}.md`);
+}
+
+/**
+ * A routine id as a file name, one to one (issue 28 item 13): ids hold
+ * only `[A-Za-z0-9._-]` and no separator; a leading `.` becomes `%2E`, so a
+ * name never climbs (`..`) or hides (`.x`), and since ids never hold `%` no
+ * two ids share a name. (Before, a leading `.` became `_`: `.` and `_` shared
+ * a folder.) Every other id is its own name. Pure.
+ */
+export function routineFolder(routineId: string): string {
+  return routineId.startsWith(".") ? `%2E${routineId.slice(1)}` : routineId;
+}
+
+/** The routine id whose folder is `folder` (the inverse of `routineFolder`). Pure. */
+export function routineIdOfFolder(folder: string): string {
+  return folder.startsWith("%2E") ? `.${folder.slice(3)}` : folder;
 }
 
 /**

@@ -71,3 +71,51 @@ Deno.test("ApprovalBroker denies by timeout, and as ended when the session's sig
   const already = await b.decide("s1", "ask", { ...request, requestId: "r3" }, abort.signal);
   assert.equal(already.by, "ended");
 });
+
+Deno.test("ApprovalBroker denies a second request under a pending id at once; the first stays answerable", async () => {
+  const resolved: string[] = [];
+  const clock = new FakeClock(Date.parse("2026-11-23T10:00:00Z"));
+  let pending = 0;
+  const b = new ApprovalBroker({
+    clock,
+    timeoutMs: () => 1000,
+    onPending: () => pending++,
+    onResolved: (approval, decision) => resolved.push(`${approval.requestId} ${decision.by}`),
+  });
+  const first = b.decide("s1", "ask", request, never);
+  const copy = await b.decide("s1", "ask", { ...request, summary: "Bash: rm -rf /" }, never);
+  assert.deepEqual(copy, {
+    decision: "deny",
+    remember: false,
+    message: 'Denied by svc: request "r1" repeats the id of a request still pending',
+    by: "policy",
+  });
+  assert.equal(pending, 1, "the copy is not announced");
+  assert.deepEqual(resolved, [], "nor resolved on the feed: that would read as the first's answer");
+  assert.deepEqual(b.list().map((approval) => approval.summary), ["Bash: ls"]);
+  // The same id in another session is another request.
+  const other = b.decide("s2", "ask", request, never);
+  assert.equal(b.list().length, 2);
+
+  b.answer("s1", "r1", { decision: "allow", remember: false, message: null });
+  assert.equal((await first).by, "owner");
+  assert.deepEqual(resolved, ["r1 owner"]);
+  await clock.advance(1000);
+  assert.equal((await other).by, "timeout");
+  assert.deepEqual(b.list(), []);
+  assert.equal(clock.pending, 0);
+});
+
+Deno.test("ApprovalBroker times out the first of two requests under one id (never lost)", async () => {
+  const { clock, broker: b } = broker();
+  const first = b.decide("s1", "ask", request, never);
+  assert.equal((await b.decide("s1", "ask", request, never)).by, "policy");
+  await clock.advance(1000);
+  assert.deepEqual([(await first).decision, (await first).by], ["deny", "timeout"]);
+  assert.deepEqual(b.list(), []);
+  // Once resolved, the id may be asked again and waits like any request.
+  const again = b.decide("s1", "ask", request, never);
+  assert.equal(b.list().length, 1);
+  b.answer("s1", "r1", { decision: "deny", remember: false, message: null });
+  assert.equal((await again).by, "owner");
+});

@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { renderResult, resultPath, writeAtomically } from "../../src/automations/delivery.ts";
+import fc from "fast-check";
+import {
+  renderResult,
+  resultPath,
+  routineFolder,
+  routineIdOfFolder,
+  writeAtomically,
+} from "../../src/automations/delivery.ts";
 import type { RoutineRow } from "../../src/store/routines_store.ts";
 import type { RunRow } from "../../src/store/runs_store.ts";
 import { removeTree, tempHome } from "../helpers/home.ts";
@@ -13,8 +20,37 @@ Deno.test("resultPath() places results by target; an id never climbs out (D21)",
     resultPath({ kind: "file", path: "/out" }, "/h/inbox", "daily", "run_1"),
     "/out/daily-run_1.md",
   );
-  assert.equal(resultPath({ kind: "inbox" }, "/h/inbox", "..", "run_1"), "/h/inbox/_./run_1.md");
-  assert.equal(resultPath({ kind: "inbox" }, "/h/inbox", ".x", "run_1"), "/h/inbox/_x/run_1.md");
+  assert.equal(resultPath({ kind: "inbox" }, "/h/inbox", "..", "run_1"), "/h/inbox/%2E./run_1.md");
+  assert.equal(resultPath({ kind: "inbox" }, "/h/inbox", ".x", "run_1"), "/h/inbox/%2Ex/run_1.md");
+  assert.equal(
+    resultPath({ kind: "file", path: "/out" }, "/h/inbox", ".", "run_1"),
+    "/out/%2E-run_1.md",
+  );
+});
+
+Deno.test("resultPath() gives routines . and _ (and .x and _x) their own inbox folders (issue 28 item 13)", () => {
+  const ids = [".", "_", "..", "_.", "._", "__", ".x", "_x", "x", "x.", "x_"];
+  const folders = ids.map((id) => resultPath({ kind: "inbox" }, "/h/inbox", id, "run_1"));
+  assert.equal(new Set(folders).size, ids.length, folders.join(" "));
+});
+
+Deno.test("routineFolder() is one to one, reversible, and never a dot name (issue 28 item 13)", () => {
+  const routineId = fc.stringMatching(/^[A-Za-z0-9._-]{1,96}$/);
+  fc.assert(fc.property(routineId, (id) => {
+    const folder = routineFolder(id);
+    assert.equal(routineIdOfFolder(folder), id);
+    assert.ok(!folder.startsWith("."), folder);
+    assert.ok(!/[\\/]/.test(folder), folder);
+  }));
+  fc.assert(fc.property(routineId, routineId, (a, b) => {
+    fc.pre(a !== b);
+    assert.notEqual(routineFolder(a), routineFolder(b));
+  }));
+  assert.equal(
+    routineFolder("nightly_build.v2"),
+    "nightly_build.v2",
+    "ordinary ids keep their name",
+  );
 });
 
 Deno.test("renderResult() holds the run's facts, usage, worktree and how to read the log (D21)", () => {

@@ -137,6 +137,41 @@ Deno.test("ask → nobody answers: denied by timeout, the turn completes (D18)",
   });
 });
 
+Deno.test("two requests under one id: the copy is denied at once, the first waits for the owner (D18, issue 28 item 7)", async () => {
+  await withDaemon({}, async (t, project) => {
+    const id = await launch(t, project, { prompt: "askdup Bash touch created.txt" });
+    const asked = await waitForKind(t, id, "agent.permission", 2);
+    assert.equal(asked[0].requestId, asked[1].requestId);
+    const [copy] = await waitForKind(t, id, "agent.permission.resolved");
+    assert.deepEqual(copy, { requestId: asked[0].requestId, decision: "deny", by: "policy" });
+    // The first is still pending: listed, and the session waits on it (not "working").
+    const listed = await act(t, "svc.sessions.approvals", { sessionId: id });
+    assert.equal(listed.result.approvals.length, 1);
+    assert.equal(listed.result.approvals[0].requestId, asked[0].requestId);
+    assert.equal((await t.client.get<Json>(`/sessions/${id}`)).body.activity, "waiting_approval");
+
+    const approved = await act(t, "svc.sessions.approve", {
+      sessionId: id,
+      requestId: asked[0].requestId,
+      decision: "allow",
+    });
+    assert.equal(approved.http, 200, JSON.stringify(approved));
+    const resolved = await waitForKind(t, id, "agent.permission.resolved", 2);
+    assert.deepEqual(resolved[1], {
+      requestId: asked[0].requestId,
+      decision: "allow",
+      by: "owner",
+    });
+    // The agent got one answer per request it sent: the denial first, then the owner's.
+    const [turn] = await waitForKind(t, id, "agent.turn");
+    assert.match(
+      turn.result as string,
+      /^denied: Denied by svc: request "req_1" repeats .*, allowed$/,
+    );
+    assert.equal((await t.client.get<Json>(`/sessions/${id}`)).body.activity, "idle");
+  });
+});
+
 Deno.test("policies deny and allow answer at once; config sets the default (D18)", async () => {
   await withDaemon({ approvals: { interactive: "allow" } }, async (t, project) => {
     const allowed = await launch(t, project, {});
