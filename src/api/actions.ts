@@ -5,7 +5,8 @@ import type { Route } from "./route.ts";
 import { actionFailureSchema, actionSuccessSchema } from "./schemas.ts";
 import { boundedText, parseInput } from "../validate.ts";
 import { readJsonBody } from "../policy/body.ts";
-import { checkActionAuthority } from "../policy/access.ts";
+import { checkActionAuthority, mayStartPrograms } from "../policy/access.ts";
+import type { Peer } from "../policy/peer.ts";
 import { parseDefinition } from "../automations/definition.ts";
 import type { RoutineService } from "../automations/routines.ts";
 import type { Scheduler } from "../automations/scheduler.ts";
@@ -38,7 +39,7 @@ interface ActionOutcome {
 interface ActionDefinition {
   /** The action-specific top-level fields (the envelope's are added). */
   fields: z.ZodRawShape;
-  run(input: Record<string, unknown>): Promise<ActionOutcome> | ActionOutcome;
+  run(input: Record<string, unknown>, peer: Peer): Promise<ActionOutcome> | ActionOutcome;
 }
 
 const id = boundedText(1, 96);
@@ -63,9 +64,14 @@ function actionTable(deps: ActionDeps): Record<string, ActionDefinition> {
   return {
     "svc.capabilities.refresh": {
       fields: {},
-      run: async () => ({
+      // Over TCP the last probe's records: a TCP peer never makes the daemon run programs (D23).
+      run: async (_input, peer) => ({
         kind: "capabilities.changed",
-        payload: { capabilities: await deps.capabilities.refresh() },
+        payload: {
+          capabilities: mayStartPrograms(peer)
+            ? await deps.capabilities.refresh()
+            : await deps.capabilities.latest(),
+        },
       }),
     },
     "svc.automations.list": {
@@ -291,7 +297,7 @@ export function actionRoutes(deps: ActionDeps): Route[] {
         z.strictObject({ ...envelopeSchema.shape, ...action.fields }),
         body,
       );
-      const outcome = await action.run(input);
+      const outcome = await action.run(input, peer);
       if (CHANGING_ACTIONS.has(envelope.action)) deps.changed(envelope.action);
       return jsonResponse({
         ok: true,
