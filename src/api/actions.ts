@@ -3,7 +3,7 @@ import { invalidRequest, ServiceError } from "../errors.ts";
 import { jsonResponse } from "./json.ts";
 import type { Route } from "./route.ts";
 import { actionFailureSchema, actionSuccessSchema } from "./schemas.ts";
-import { boundedText, parseInput } from "../validate.ts";
+import { absolutePath, boundedText, parseInput } from "../validate.ts";
 import { readJsonBody } from "../policy/body.ts";
 import { checkActionAuthority, mayStartPrograms } from "../policy/access.ts";
 import type { Peer } from "../policy/peer.ts";
@@ -110,9 +110,7 @@ function actionTable(deps: ActionDeps): Record<string, ActionDefinition> {
     "svc.automations.run": {
       fields: {
         id,
-        cwd: z.string().refine((path) => path.startsWith("/") || /^[A-Za-z]:[\\/]/.test(path), {
-          message: "must be an absolute path",
-        }).optional(),
+        cwd: absolutePath().optional(),
       },
       run: async (input) => {
         const result = await routines.runNow(input.id as string, input.cwd as string | undefined);
