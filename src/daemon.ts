@@ -29,6 +29,7 @@ import { ApprovalBroker } from "./approvals/broker.ts";
 import { DaemonFeed } from "./events/daemon_feed.ts";
 import { commandNotifier, notify, type NotifyEvent } from "./notify/notify_command.ts";
 import { denoSpawner, type Spawner } from "./sessions/spawner.ts";
+import { OwnedProcesses } from "./sessions/owned_processes.ts";
 import { prepareLaunch } from "./api/sessions.ts";
 import { RoutinesStore } from "./store/routines_store.ts";
 import { RunsStore } from "./store/runs_store.ts";
@@ -134,8 +135,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const eventLog = new EventLog(eventsStore, clock, log);
     resources.push(() => eventLog.shutdown());
 
+    // Probes, git and notification commands: each ends with the daemon (issue 28 item 15).
+    const processes = new OwnedProcesses();
+    resources.push(() => processes.close(systemClock, 0).then(() => {}));
     const harnesses = buildRegistry(config.harnesses);
-    const prober = options.prober ?? systemProber();
+    const prober = options.prober ?? systemProber(undefined, processes);
     const capabilities = new CapabilityRegistry({
       find: () => probeHarnesses(harnesses, prober, false),
       verify: () => probeHarnesses(harnesses, prober, true),
@@ -146,7 +150,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     await Promise.all([capabilities.found(), resolveSvcVersion()]);
 
     const feed = new DaemonFeed();
-    const notifier = commandNotifier(log);
+    const notifier = commandNotifier(log, { processes });
     const approvals = new ApprovalBroker({
       clock,
       timeoutMs: () => config.approvals.timeoutSeconds * 1000,
@@ -171,7 +175,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           by: decision.by,
         }),
     });
-    const worktrees = new Worktrees({ root: paths.worktrees, sessions, clock, log });
+    const worktrees = new Worktrees({ root: paths.worktrees, sessions, clock, log, processes });
     const supervisor = new Supervisor({
       sessions,
       events: eventLog,
@@ -381,6 +385,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         stopped ??= (async () => {
           log.info("svc daemon stopping");
           stopping.abort();
+          // A version probe still running is of no use now: it ends before anything else.
+          processes.drain();
           const closing = listeners.map((listener) => listener.shutdown());
           await scheduler.stop();
           runner.stop();
@@ -399,8 +405,19 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           }
           // Issue 13: a client holding a request open (an unfinished body) must not keep the
           // daemon alive with its socket gone: past the deadline the rest is cut at exit.
-          if (!await settlesWithin(systemClock, Promise.all(closing), STOP_DEADLINE_MS)) {
+          // Issue 28 item 15: git and notification commands (those the ended sessions started
+          // too) get the same deadline, then are killed and reaped.
+          const [connectionsClosed, processesEnded] = await Promise.all([
+            settlesWithin(systemClock, Promise.all(closing), STOP_DEADLINE_MS),
+            processes.close(systemClock, STOP_DEADLINE_MS),
+          ]);
+          if (!connectionsClosed) {
             log.warn("Connections still open at the stop deadline are cut", {
+              deadlineMs: STOP_DEADLINE_MS,
+            });
+          }
+          if (!processesEnded) {
+            log.warn("Processes still running at the stop deadline were killed", {
               deadlineMs: STOP_DEADLINE_MS,
             });
           }

@@ -49,3 +49,40 @@ export function boundedText(min: number, max: number, message?: string) {
   return z.string(message === undefined ? undefined : error).min(min, error).max(max, error)
     .refine((value) => value.length >= min && value.length <= max, error);
 }
+
+/** The operating system a path is checked for: the daemon's own unless a test says otherwise. */
+export type HostOs = typeof Deno.build.os;
+
+/**
+ * True when `path` is absolute on `os` (issue 28 item 9): on Unix it starts
+ * with "/"; on Windows it starts with a drive letter and a separator (`C:\x`,
+ * `C:/x`) or is a UNC path (`\\server\share`). `C:/x` is relative on Linux,
+ * and `\x` is relative to the current drive on Windows.
+ */
+export function isAbsoluteHostPath(path: string, os: HostOs = Deno.build.os): boolean {
+  if (os !== "windows") return path.startsWith("/");
+  return /^[A-Za-z]:[\\/]/.test(path) || /^[\\/]{2}[^\\/]+[\\/][^\\/]/.test(path);
+}
+
+/**
+ * True when `path` is meant as absolute on another system than `os`: a drive
+ * letter or a UNC path on Unix, a leading separator without a drive on
+ * Windows. Such a path must not be taken as relative to some directory.
+ */
+export function isForeignAbsolutePath(path: string, os: HostOs = Deno.build.os): boolean {
+  if (os === "windows") return /^[\\/]/.test(path) && !isAbsoluteHostPath(path, os);
+  return /^([A-Za-z]:([\\/]|$)|\\\\)/.test(path);
+}
+
+/** What an absolute path looks like on `os`, for messages. */
+export function absolutePathRequirement(os: HostOs = Deno.build.os): string {
+  return os === "windows"
+    ? String.raw`expected an absolute path such as "C:\dir" or "\\server\share"`
+    : 'expected an absolute path starting with "/"';
+}
+
+/** A string that is an absolute path on `os` (issue 28 item 9). */
+export function absolutePath(os: HostOs = Deno.build.os) {
+  const error = { error: () => absolutePathRequirement(os) };
+  return z.string(error).refine((path) => isAbsoluteHostPath(path, os), error);
+}

@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
 import { ServiceError } from "../src/errors.ts";
-import { parseInput } from "../src/validate.ts";
+import {
+  absolutePath,
+  type HostOs,
+  isAbsoluteHostPath,
+  isForeignAbsolutePath,
+  parseInput,
+} from "../src/validate.ts";
 
 const schema = z.strictObject({
   name: z.string().min(1),
@@ -129,5 +135,57 @@ Deno.test("parseInput() refuses input that is not an object", async (t) => {
     const error = refusal(undefined, "definition");
     assert.deepEqual(error.details, { field: "definition" });
     assert.equal(error.message, 'Field "definition" is required');
+  });
+});
+
+Deno.test("isAbsoluteHostPath() and isForeignAbsolutePath() judge a path for the host OS (issue 28)", async (t) => {
+  // [os, path, absolute on os, absolute elsewhere only]
+  const cases: Array<[HostOs, string, boolean, boolean]> = [
+    ["linux", "/home/me", true, false],
+    ["linux", "/", true, false],
+    ["linux", "C:/x", false, true],
+    ["linux", "c:\\x", false, true],
+    ["linux", "C:", false, true],
+    ["linux", "\\\\server\\share", false, true],
+    ["linux", "relative/dir", false, false],
+    ["linux", "./C:/x", false, false],
+    ["linux", "C:code", false, false],
+    ["linux", "", false, false],
+    ["darwin", "/Users/me", true, false],
+    ["darwin", "D:\\x", false, true],
+    ["windows", "C:\\x", true, false],
+    ["windows", "C:/x", true, false],
+    ["windows", "\\\\server\\share", true, false],
+    ["windows", "//server/share/dir", true, false],
+    ["windows", "\\\\?\\C:\\x", true, false],
+    ["windows", "/home/me", false, true],
+    ["windows", "\\x", false, true],
+    ["windows", "\\\\server", false, true],
+    ["windows", "C:code", false, false],
+    ["windows", "relative\\dir", false, false],
+  ];
+  for (const [os, path, absolute, foreign] of cases) {
+    await t.step(`${os} ${JSON.stringify(path)}`, () => {
+      assert.equal(isAbsoluteHostPath(path, os), absolute, "absolute");
+      assert.equal(isForeignAbsolutePath(path, os), foreign, "foreign");
+    });
+  }
+});
+
+Deno.test("absolutePath() refuses a path of another OS with a message saying what is expected", () => {
+  const onLinux = z.strictObject({ path: absolutePath("linux") });
+  const linux = (() => {
+    try {
+      parseInput(onLinux, { path: "C:/x" });
+    } catch (error) {
+      return error as ServiceError;
+    }
+    assert.fail("accepted");
+  })();
+  assert.equal(linux.status, 400);
+  assert.deepEqual(linux.details, { field: "path" });
+  assert.equal(linux.message, 'Invalid "path": expected an absolute path starting with "/"');
+  assert.deepEqual(parseInput(z.object({ path: absolutePath("windows") }), { path: "C:/x" }), {
+    path: "C:/x",
   });
 });

@@ -3,9 +3,10 @@ import { invalidRequest, ServiceError, storeUnavailable } from "../errors.ts";
 import { jsonResponse } from "./json.ts";
 import type { Route } from "./route.ts";
 import { actionFailureSchema, actionSuccessSchema } from "./schemas.ts";
-import { boundedText, parseInput } from "../validate.ts";
+import { absolutePath, boundedText, parseInput } from "../validate.ts";
 import { readJsonBody } from "../policy/body.ts";
-import { checkActionAuthority } from "../policy/access.ts";
+import { checkActionAuthority, mayStartPrograms } from "../policy/access.ts";
+import type { Peer } from "../policy/peer.ts";
 import { parseDefinition } from "../automations/definition.ts";
 import type { RoutineService } from "../automations/routines.ts";
 import type { Scheduler } from "../automations/scheduler.ts";
@@ -48,7 +49,7 @@ interface ActionOutcome {
 interface ActionDefinition {
   /** The action-specific top-level fields (the envelope's are added). */
   fields: z.ZodRawShape;
-  run(input: Record<string, unknown>): Promise<ActionOutcome> | ActionOutcome;
+  run(input: Record<string, unknown>, peer: Peer): Promise<ActionOutcome> | ActionOutcome;
   /**
    * Set on actions that only read (or, given a function, on the inputs that
    * only read): they answer like a GET while the store is lost; every other
@@ -98,9 +99,14 @@ function actionTable(deps: ActionDeps): ReadonlyMap<string, ActionDefinition> {
     "svc.capabilities.refresh": {
       fields: {},
       readOnly: true,
-      run: async () => ({
+      // Over TCP the last probe's records: a TCP peer never makes the daemon run programs (D23).
+      run: async (_input, peer) => ({
         kind: "capabilities.changed",
-        payload: { capabilities: await deps.capabilities.refresh() },
+        payload: {
+          capabilities: mayStartPrograms(peer)
+            ? await deps.capabilities.refresh()
+            : await deps.capabilities.latest(),
+        },
       }),
     },
     "svc.automations.list": {
@@ -146,9 +152,7 @@ function actionTable(deps: ActionDeps): ReadonlyMap<string, ActionDefinition> {
     "svc.automations.run": {
       fields: {
         id,
-        cwd: z.string().refine((path) => path.startsWith("/") || /^[A-Za-z]:[\\/]/.test(path), {
-          message: "must be an absolute path",
-        }).optional(),
+        cwd: absolutePath().optional(),
       },
       run: async (input) => {
         const result = await routines.runNow(input.id as string, input.cwd as string | undefined);
@@ -345,7 +349,7 @@ export function actionRoutes(deps: ActionDeps): Route[] {
         : action.readOnly === true;
       // D24: with svc.db gone, nothing is acknowledged that the next start would lose.
       if (!readOnly && deps.storeLost()) throw storeUnavailable();
-      const outcome = await action.run(input);
+      const outcome = await action.run(input, peer);
       if (outcome.changedRoutineIds !== undefined) {
         deps.changed({ action: envelope.action, routineIds: outcome.changedRoutineIds });
       }

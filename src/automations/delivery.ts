@@ -3,6 +3,7 @@ import type { Usage } from "../agents/protocol.ts";
 import type { RoutineRow } from "../store/routines_store.ts";
 import type { Delivery, RunRow } from "../store/runs_store.ts";
 import type { WorktreeRecord } from "../worktrees/worktree_record.ts";
+import { isAbsoluteHostPath } from "../validate.ts";
 
 /** A routine's `outputTarget` (D21). */
 export type OutputTarget = { kind: "inbox" } | { kind: "file"; path: string };
@@ -46,6 +47,16 @@ export async function deliverResult(
 ): Promise<Delivery | null> {
   const target = routine.definition.outputTarget as OutputTarget | undefined;
   if (target === undefined) return null;
+  if (target.kind === "file" && !isAbsoluteHostPath(target.path)) {
+    // Stored before the definition checked paths for the host (issue 28 item 9): never relative.
+    return {
+      status: "failed",
+      kind: "file",
+      path: null,
+      error: `Output path "${target.path}" is not an absolute path on this host`,
+      readAt: null,
+    };
+  }
   const path = resultPath(target, inbox, routine.id, run.id);
   try {
     await writeAtomically(path, renderResult(run, routine));

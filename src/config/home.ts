@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { ConfigError } from "./config_error.ts";
+import { isAbsoluteHostPath } from "../validate.ts";
 
 /** The files of a home directory (D2). */
 export interface HomePaths {
@@ -31,7 +32,7 @@ export function resolveHome(flag: string | undefined, env: (name: string) => str
 
 /** The paths of home `root` (absolute after this call). */
 export function homePaths(root: string): HomePaths {
-  const abs = root.startsWith("/") || /^[A-Za-z]:[\\/]/.test(root) ? root : join(Deno.cwd(), root);
+  const abs = isAbsoluteHostPath(root) ? root : join(Deno.cwd(), root);
   return {
     root: abs,
     socket: join(abs, "svc.sock"),

@@ -2,13 +2,14 @@ import { z } from "zod";
 import { PROTOCOLS } from "../agents/protocol.ts";
 import { APPROVAL_POLICIES, type ApprovalPolicy } from "../approvals/broker.ts";
 import { NOTIFY_EVENTS, type NotifyConfig } from "../notify/notify_command.ts";
-import { boundedText } from "../validate.ts";
+import { boundedText, isAbsoluteHostPath } from "../validate.ts";
 
 const HARNESS_ID = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
+/** Absolute on this host (issue 28 item 9: `C:\x` is not absolute on Linux). */
 const absolutePath = z.string().refine(
-  (path) => path.startsWith("/") || /^[A-Za-z]:[\\/]/.test(path),
-  "must be an absolute path",
+  (path) => isAbsoluteHostPath(path),
+  "must be an absolute path on this host",
 );
 
 const harnessSchema = z.strictObject({

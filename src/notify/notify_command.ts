@@ -6,6 +6,7 @@
  * running after the time limit is killed.
  */
 import type { Logger } from "../log.ts";
+import type { OwnedProcesses } from "../sessions/owned_processes.ts";
 
 /** What may trigger a notification: run outcomes, and a pending approval (D18). */
 export const NOTIFY_EVENTS = ["failed", "timed_out", "succeeded", "approval.requested"] as const;
@@ -35,18 +36,29 @@ export type NotifyRunner = (
   env: Record<string, string>,
 ) => Promise<void>;
 
-/** The real runner: `Deno.Command`, no shell, bounded in time, output to the log. */
-export function commandNotifier(log: Logger, timeoutMs = NOTIFY_TIMEOUT_MS): NotifyRunner {
+/**
+ * The real runner: `Deno.Command`, no shell, bounded in time, output to the
+ * log; through `processes` when given, so a stopping daemon waits for the
+ * command until its stop deadline, then kills it (issue 28 item 15).
+ */
+export function commandNotifier(
+  log: Logger,
+  { timeoutMs = NOTIFY_TIMEOUT_MS, processes }: {
+    timeoutMs?: number;
+    processes?: OwnedProcesses;
+  } = {},
+): NotifyRunner {
   return async (command, env) => {
     let child: Deno.ChildProcess;
     try {
-      child = new Deno.Command(command[0], {
+      const notifier = new Deno.Command(command[0], {
         args: command.slice(1),
         env,
         stdin: "null",
         stdout: "piped",
         stderr: "piped",
-      }).spawn();
+      });
+      child = processes?.spawn(notifier, { group: false, atStop: "wait" }) ?? notifier.spawn();
     } catch (error) {
       log.warn("Notification command could not start", { command: command[0], error });
       return;

@@ -43,6 +43,15 @@ export function checkTcpHeaders(req: Request, peer: Peer): void {
   }
 }
 
+/**
+ * Whether a request may make the daemon start programs (D23, issue 28 item
+ * 5): the owner's socket may; a TCP peer never does, so a TCP
+ * `svc.capabilities.refresh` is answered from the last probe.
+ */
+export function mayStartPrograms(peer: Peer): boolean {
+  return peer.owner;
+}
+
 /** Owner-only routes (C5.4, D9, D11) refuse a TCP peer with 403 `forbidden`. */
 export function requireOwner(peer: Peer, what: string): void {
   if (!peer.owner) throw forbidden(`${what} needs the owner's local socket, not TCP`);

@@ -127,6 +127,14 @@ export class CapabilityRegistry {
     return refreshing;
   }
 
+  /**
+   * The last probe's records without probing (a TCP refresh, D23): those of
+   * the refresh under way once it ends, else the current ones.
+   */
+  latest(): Promise<readonly CapabilityRecord[]> {
+    return this.#refreshing ?? Promise.resolve(this.list());
+  }
+
   /** Resolves once the running refresh has looked the programs up. */
   found(): Promise<void> {
     return this.#found;

@@ -6,6 +6,7 @@
  */
 import { posix, win32 } from "node:path";
 import type { HarnessSpec } from "./harnesses.ts";
+import type { OwnedProcesses } from "./owned_processes.ts";
 
 /** A harness's status on this machine (D3). */
 export type ProbeStatus = "enabled" | "disabled" | "degraded";
@@ -51,9 +52,14 @@ export function pathCandidates(program: string, env: ProbeEnv, windows: boolean)
   return dirs.flatMap((dir) => names.map((name) => path.join(dir, name)));
 }
 
-/** The real prober: stats files for `find`, runs `Deno.Command` for `runVersion`. */
+/**
+ * The real prober: stats files for `find`, runs `Deno.Command` for
+ * `runVersion`, through `processes` when given so a stopping daemon kills
+ * probes still running (issue 28 item 15).
+ */
 export function systemProber(
   env: ProbeEnv = { PATH: Deno.env.get("PATH"), PATHEXT: Deno.env.get("PATHEXT") },
+  processes?: OwnedProcesses,
 ): ProgramProber {
   const windows = Deno.build.os === "windows";
   const path = windows ? win32 : posix;
@@ -67,7 +73,8 @@ export function systemProber(
       }
       return null;
     },
-    runVersion: (program, args, options) => runVersion(program, args, { ...options, windows }),
+    runVersion: (program, args, options) =>
+      runVersion(program, args, { ...options, windows, processes }),
   };
 }
 
@@ -83,28 +90,31 @@ async function fileMode(path: string): Promise<number | null> {
 
 /**
  * Runs the version probe with no stdin and discarded output. On Unix the child
- * leads its own process group, so a timeout kills whatever it started too; the
- * child is always reaped and the timer always cleared.
+ * leads its own process group, so a timeout (or a stopping daemon) kills
+ * whatever it started too; the child is always reaped and the timer always
+ * cleared.
  */
 async function runVersion(
   program: string,
   args: string[],
-  { timeoutMs, env, windows }: {
+  { timeoutMs, env, windows, processes }: {
     timeoutMs: number;
     env: Readonly<Record<string, string>>;
     windows: boolean;
+    processes: OwnedProcesses | undefined;
   },
 ): Promise<boolean> {
   let child: Deno.ChildProcess;
   try {
-    child = new Deno.Command(program, {
+    const command = new Deno.Command(program, {
       args,
       env: { ...env },
       stdin: "null",
       stdout: "null",
       stderr: "null",
       detached: !windows,
-    }).spawn();
+    });
+    child = processes?.spawn(command, { group: !windows, atStop: "kill" }) ?? command.spawn();
   } catch {
     return false;
   }

@@ -1,5 +1,11 @@
-import { isAbsolute, resolve, sep } from "node:path";
+import { resolve, sep } from "node:path";
 import { invalidRequest } from "../errors.ts";
+import {
+  absolutePathRequirement,
+  type HostOs,
+  isAbsoluteHostPath,
+  isForeignAbsolutePath,
+} from "../validate.ts";
 
 /** True when `path` is `root` or lies below it (both already resolved). Pure. */
 export function isInside(root: string, path: string): boolean {
@@ -16,18 +22,32 @@ export interface ResolvedPaths {
 
 /**
  * Resolves a launch's `projectRoot` and `cwd` (D7): the root must be an
- * existing absolute directory inside one of `allowedRoots` when set (D3);
- * `cwd` (default: the root; relative to the root when relative) must be a
- * directory that lies inside the root after `..` and symlinks are resolved.
- * Failures are 400 `invalid_request` naming the field.
+ * existing directory, absolute on the host `os` (issue 28 item 9), inside
+ * one of `allowedRoots` when set (D3); `cwd` (default: the root; relative to
+ * the root when relative) must be a directory that lies inside the root
+ * after `..` and symlinks are resolved, and is never another system's
+ * absolute path taken as relative (`C:/x` on Linux). Failures are 400
+ * `invalid_request` naming the field.
  */
 export async function resolveLaunchPaths(
   projectRoot: string,
   cwd: string | undefined,
   allowedRoots: readonly string[] | null,
+  { os = Deno.build.os }: { os?: HostOs } = {},
 ): Promise<ResolvedPaths> {
-  if (!isAbsolute(projectRoot)) {
-    throw invalidRequest(`Project root "${projectRoot}" is not an absolute path`, "projectRoot");
+  if (!isAbsoluteHostPath(projectRoot, os)) {
+    throw invalidRequest(
+      `Project root "${projectRoot}" is not an absolute path: ${absolutePathRequirement(os)}`,
+      "projectRoot",
+    );
+  }
+  if (cwd !== undefined && isForeignAbsolutePath(cwd, os)) {
+    throw invalidRequest(
+      `Working directory "${cwd}" is not an absolute path on this host: ${
+        absolutePathRequirement(os)
+      }, or a path relative to the project root`,
+      "cwd",
+    );
   }
   const root = await realDirectory(projectRoot, "projectRoot", "Project root");
   if (allowedRoots !== null) {
@@ -40,7 +60,7 @@ export async function resolveLaunchPaths(
     }
   }
   if (cwd === undefined) return { projectRoot: root, cwd: root };
-  const wanted = isAbsolute(cwd) ? cwd : resolve(root, cwd);
+  const wanted = isAbsoluteHostPath(cwd, os) ? cwd : resolve(root, cwd);
   const real = await realDirectory(wanted, "cwd", "Working directory");
   if (!isInside(root, real)) {
     throw invalidRequest(`Working directory "${cwd}" is outside the project root`, "cwd");

@@ -1,3 +1,5 @@
+import type { OwnedProcesses } from "../sessions/owned_processes.ts";
+
 /** What one git command printed and how it ended. */
 export interface GitResult {
   code: number;
@@ -11,6 +13,8 @@ export interface GitOptions {
   /** Killed (SIGKILL) after this long: a git that waits on a lock or a huge tree must not hold a run. */
   timeoutMs?: number;
   env?: Record<string, string>;
+  /** Tracks the process so a stopping daemon waits for it until its deadline (issue 28 item 15). */
+  processes?: OwnedProcesses;
 }
 
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -22,7 +26,7 @@ const DEFAULT_TIMEOUT_MS = 120_000;
  */
 export async function git(args: readonly string[], options: GitOptions): Promise<GitResult> {
   const timeout = AbortSignal.timeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-  const output = await new Deno.Command("git", {
+  const command = new Deno.Command("git", {
     args: ["-c", "core.hooksPath=/dev/null", ...args],
     cwd: options.cwd,
     env: { GIT_TERMINAL_PROMPT: "0", GIT_OPTIONAL_LOCKS: "0", ...options.env },
@@ -30,7 +34,10 @@ export async function git(args: readonly string[], options: GitOptions): Promise
     stdout: "piped",
     stderr: "piped",
     signal: timeout,
-  }).output();
+  });
+  const child = options.processes?.spawn(command, { group: false, atStop: "wait" }) ??
+    command.spawn();
+  const output = await child.output();
   const decoder = new TextDecoder();
   const stderr = decoder.decode(output.stderr).trim();
   return {

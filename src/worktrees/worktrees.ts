@@ -5,7 +5,8 @@ import type { Logger } from "../log.ts";
 import { isInside } from "../sessions/paths.ts";
 import type { SessionRow, SessionsStore } from "../store/sessions_store.ts";
 import { parseNumstat } from "./diff_stat.ts";
-import { git, gitOk } from "./git.ts";
+import { git, gitOk, type GitOptions, type GitResult } from "./git.ts";
+import type { OwnedProcesses } from "../sessions/owned_processes.ts";
 import type { WorktreeRecord } from "./worktree_record.ts";
 
 /** Counting a finished worktree's changes gets this long per git command. */
@@ -42,12 +43,21 @@ export class Worktrees {
   readonly #sessions: SessionsStore;
   readonly #clock: Clock;
   readonly #log: Logger;
+  readonly #processes: OwnedProcesses | undefined;
 
-  constructor(options: { root: string; sessions: SessionsStore; clock: Clock; log: Logger }) {
+  constructor(options: {
+    root: string;
+    sessions: SessionsStore;
+    clock: Clock;
+    log: Logger;
+    /** Tracks every git process, so a stopping daemon ends them (issue 28 item 15). */
+    processes?: OwnedProcesses;
+  }) {
     this.#root = options.root;
     this.#sessions = options.sessions;
     this.#clock = options.clock;
     this.#log = options.log;
+    this.#processes = options.processes;
   }
 
   /**
@@ -60,12 +70,12 @@ export class Worktrees {
     record: WorktreeRecord;
     cwd: string;
   }> {
-    const top = await git(["rev-parse", "--show-toplevel"], { cwd });
+    const top = await this.#git(["rev-parse", "--show-toplevel"], { cwd });
     if (top.code !== 0 || top.stdout.trim() === "") {
       throw notAGitRepository(`"${cwd}" is not inside a git repository`);
     }
     const repository = await Deno.realPath(top.stdout.trim());
-    const head = await git(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], {
+    const head = await this.#git(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], {
       cwd: repository,
     });
     if (head.code !== 0) {
@@ -76,7 +86,7 @@ export class Worktrees {
     await Deno.mkdir(this.#root, { recursive: true, mode: 0o700 });
     const marker: PendingMarker = { repository, branch, baseCommit };
     await Deno.writeTextFile(this.#markerPath(id), JSON.stringify(marker), { mode: 0o600 });
-    const added = await git(["worktree", "add", "--quiet", "-b", branch, path, baseCommit], {
+    const added = await this.#git(["worktree", "add", "--quiet", "-b", branch, path, baseCommit], {
       cwd: repository,
     });
     if (added.code !== 0) {
@@ -140,8 +150,8 @@ export class Worktrees {
     const options = { cwd: record.path, timeoutMs: SUMMARY_TIMEOUT_MS };
     let scratch: string | null = null;
     try {
-      const headCommit = (await gitOk(["rev-parse", "HEAD"], options)).trim();
-      const index = (await gitOk(
+      const headCommit = (await this.#gitOk(["rev-parse", "HEAD"], options)).trim();
+      const index = (await this.#gitOk(
         ["rev-parse", "--path-format=absolute", "--git-path", "index"],
         options,
       )).trim();
@@ -149,12 +159,12 @@ export class Worktrees {
       // A copy of the index keeps git's stat cache: files that did not change are not re-read.
       await Deno.copyFile(index, scratch).catch(() => {});
       const env = { GIT_INDEX_FILE: scratch };
-      await gitOk(["add", "--all"], { ...options, env });
-      const numstat = await gitOk(
+      await this.#gitOk(["add", "--all"], { ...options, env });
+      const numstat = await this.#gitOk(
         ["diff", "--cached", "--numstat", "-z", "--no-renames", record.baseCommit],
         { ...options, env },
       );
-      const status = await gitOk(["status", "--porcelain", "-z", "--no-renames"], options);
+      const status = await this.#gitOk(["status", "--porcelain", "-z", "--no-renames"], options);
       return {
         ...record,
         headCommit,
@@ -230,7 +240,7 @@ export class Worktrees {
   async remove(sessionId: string, record: WorktreeRecord, force: boolean): Promise<Removal> {
     const removal = { sessionId, path: record.path, branch: record.branch };
     if (!force && await exists(record.path)) {
-      const status = await git(["status", "--porcelain"], { cwd: record.path });
+      const status = await this.#git(["status", "--porcelain"], { cwd: record.path });
       if (status.code === 0 && status.stdout.trim() !== "") {
         return {
           ...removal,
@@ -273,22 +283,30 @@ export class Worktrees {
   async #removeWorktree(record: { path: string; repository: string }, force: boolean) {
     if (!isInside(this.#root, record.path)) return; // Only ever delete what svc made.
     const args = ["worktree", "remove", ...(force ? ["--force"] : []), record.path];
-    const removed = await git(args, { cwd: record.repository }).catch(() => null);
+    const removed = await this.#git(args, { cwd: record.repository }).catch(() => null);
     if (removed?.code === 0) return;
     // The repository or the directory is gone: delete what is left, then let git forget it.
     await Deno.remove(record.path, { recursive: true }).catch(() => {});
-    await git(["worktree", "prune"], { cwd: record.repository }).catch(() => null);
+    await this.#git(["worktree", "prune"], { cwd: record.repository }).catch(() => null);
   }
 
   async #deleteBranchIfEmpty(record: PendingMarker): Promise<boolean> {
     const options = { cwd: record.repository };
-    const ahead = await git(
+    const ahead = await this.#git(
       ["rev-list", "--count", `${record.baseCommit}..refs/heads/${record.branch}`],
       options,
     ).catch(() => null);
     if (ahead?.code !== 0 || ahead.stdout.trim() !== "0") return false;
-    const deleted = await git(["branch", "-D", record.branch], options).catch(() => null);
+    const deleted = await this.#git(["branch", "-D", record.branch], options).catch(() => null);
     return deleted?.code === 0;
+  }
+
+  #git(args: readonly string[], options: GitOptions): Promise<GitResult> {
+    return git(args, { ...options, processes: this.#processes });
+  }
+
+  #gitOk(args: readonly string[], options: GitOptions): Promise<string> {
+    return gitOk(args, { ...options, processes: this.#processes });
   }
 
   #store(sessionId: string, record: WorktreeRecord): void {

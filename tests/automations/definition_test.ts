@@ -63,11 +63,7 @@ Deno.test("parseDefinition() accepts and refuses each bound at its edge", async 
     ["runtime", ["c", "x".repeat(64)], ["", "x".repeat(65)]],
     ["prompt", ["p", "x".repeat(256 * 1024)], ["", 1, "x".repeat(256 * 1024 + 1)]],
     ["familiarId", [undefined, "f", "x".repeat(64)], ["", "x".repeat(65), null]],
-    [
-      "cwd",
-      [undefined, "/", "/home/me/code", "C:\\code\\app", "d:/code", "\\\\server\\share"],
-      ["", "relative/dir", "./app", "~/code", "C:code", null],
-    ],
+    ["cwd", [undefined], ["", "relative/dir", "./app", "~/code", "C:code", null]],
     ["model", [undefined, "m", "x".repeat(64)], ["", "x".repeat(65), 5]],
     [
       "tags",
@@ -94,6 +90,47 @@ Deno.test("parseDefinition() accepts and refuses each bound at its edge", async 
         assertRefused({ ...VALID, [field]: value }, `definition.${field}`);
       });
     }
+  }
+});
+
+Deno.test("parseDefinition() takes cwd and outputTarget.path as absolute on the host only (issue 28)", async (t) => {
+  const cases: Array<[string, string, boolean]> = [
+    ["linux", "/home/me/code", true],
+    ["linux", "/", true],
+    ["linux", "C:/x", false],
+    ["linux", "C:\\code\\app", false],
+    ["linux", "\\\\server\\share", false],
+    ["darwin", "/Users/me", true],
+    ["darwin", "d:/code", false],
+    ["windows", "C:\\code\\app", true],
+    ["windows", "d:/code", true],
+    ["windows", "\\\\server\\share\\dir", true],
+    ["windows", "/home/me/code", false],
+    ["windows", "C:code", false],
+  ];
+  for (const [os, path, ok] of cases) {
+    await t.step(`${os}: ${JSON.stringify(path)} ${ok ? "accepted" : "refused"}`, () => {
+      const host = os as typeof Deno.build.os;
+      const withCwd = { ...VALID, cwd: path };
+      const withTarget = { ...VALID, outputTarget: { kind: "file", path } };
+      if (ok) {
+        assert.equal(parseDefinition(withCwd, "definition", host).cwd, path);
+        assert.deepEqual(
+          parseDefinition(withTarget, "definition", host).outputTarget,
+          withTarget.outputTarget,
+        );
+        return;
+      }
+      for (const [input, field] of [[withCwd, "cwd"], [withTarget, "outputTarget.path"]] as const) {
+        assert.throws(() => parseDefinition(input, "definition", host), (error: unknown) => {
+          assert.ok(error instanceof ServiceError);
+          assert.equal(error.status, 400);
+          assert.deepEqual(error.details, { field: `definition.${field}` });
+          assert.match(error.message, /absolute path/);
+          return true;
+        });
+      }
+    });
   }
 });
 

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
+  deliverResult,
   renderResult,
   resultPath,
   routineFolder,
@@ -118,4 +119,21 @@ Deno.test("writeAtomically() writes 0600 and leaves nothing behind when it canno
   } finally {
     await removeTree(dir);
   }
+});
+
+Deno.test({
+  name: "deliverResult() refuses a stored file target that is not absolute on this host (issue 28)",
+  ignore: Deno.build.os === "windows",
+  fn: async () => {
+    const routine = {
+      id: "daily",
+      definition: { name: "Daily", outputTarget: { kind: "file", path: "C:/x" } },
+    } as unknown as RoutineRow;
+    const run = { id: "run_1", routineId: "daily", status: "succeeded" } as unknown as RunRow;
+    const delivery = await deliverResult(run, routine, "/nonexistent/inbox");
+    assert.equal(delivery?.status, "failed");
+    assert.equal(delivery?.path, null);
+    assert.match(delivery?.error ?? "", /"C:\/x" is not an absolute path on this host/);
+    assert.equal(await Deno.stat("C:").then(() => true, () => false), false, "written under cwd");
+  },
 });

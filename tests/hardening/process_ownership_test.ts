@@ -1,7 +1,8 @@
 /**
  * Process ownership (issue 13): kill and recovery reach a session's
  * daemonized descendants (Linux: the environment marker), and recovery never
- * signals a process that merely reuses a recorded id.
+ * signals a process that merely reuses a recorded id. Issue 28 item 15: a
+ * harness version probe does not outlive the daemon.
  */
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
@@ -15,7 +16,7 @@ import {
   waitForEnd,
 } from "../helpers/daemon.ts";
 import { removeTree, tempHome } from "../helpers/home.ts";
-import { startServe } from "../helpers/process.ts";
+import { runSvc, startServe } from "../helpers/process.ts";
 
 const linux = Deno.build.os === "linux";
 
@@ -146,6 +147,71 @@ Deno.test({
       await bystander.status;
       await removeTree(home);
       await removeTree(project);
+    }
+  },
+});
+
+/** Pids of the processes whose command line contains `marker`, or whose process group is `pgid`. */
+function processesOf(marker: string, pgid: number): number[] {
+  const found: number[] = [];
+  for (const entry of Deno.readDirSync("/proc")) {
+    const pid = Number(entry.name);
+    if (!Number.isInteger(pid) || !alive(pid)) continue;
+    try {
+      const cmdline = Deno.readTextFileSync(`/proc/${pid}/cmdline`);
+      const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+      const group = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
+      if (cmdline.includes(marker) || group === pgid) found.push(pid);
+    } catch { /* it just exited */ }
+  }
+  return found;
+}
+
+Deno.test({
+  name:
+    "a version probe still running when the daemon stops ends with it and writes nothing (issue 28)",
+  ignore: !linux,
+  fn: async () => {
+    const home = await tempHome();
+    const bin = await Deno.realPath(await tempHome());
+    // The built-in gemini found on PATH; its `--version` sleeps 30 s, then writes a file.
+    await Deno.writeTextFile(
+      `${bin}/gemini`,
+      `#!/bin/sh\necho $$ > '${bin}/probe.pid'\nsleep 30\necho late > '${bin}/written'\n`,
+      { mode: 0o755 },
+    );
+    const serve = await startServe(home, [], { PATH: `${bin}:/usr/bin:/bin` });
+    let probe = 0;
+    try {
+      const started = Date.now();
+      while (probe === 0) {
+        probe = Number(await Deno.readTextFile(`${bin}/probe.pid`).catch(() => "0")) || 0;
+        assert.ok(Date.now() - started < 10_000, "the version probe never started");
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      assert.ok(alive(probe), "the probe runs while the daemon does");
+      await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() - started)));
+      const stopped = await runSvc(["stop", "--home", home]);
+      assert.equal(stopped.code, 0, stopped.stderr);
+      await serve.stop();
+      await eventually(
+        "the version probe outlived the daemon",
+        () => processesOf(bin, probe).length === 0,
+      );
+      assert.equal(
+        await Deno.stat(`${bin}/written`).then(() => true, () => false),
+        false,
+        "the probe wrote after the daemon stopped",
+      );
+    } finally {
+      await serve.stop("SIGKILL");
+      if (probe !== 0) {
+        try {
+          Deno.kill(-probe, "SIGKILL");
+        } catch { /* gone, as it should be */ }
+      }
+      await removeTree(home);
+      await removeTree(bin);
     }
   },
 });

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { fixtureHarnesses, freePort, startTestDaemon } from "../helpers/daemon.ts";
 import { httpRequest, rawHttp } from "../helpers/http.ts";
 import { removeTree, tempHome } from "../helpers/home.ts";
+import { systemProber } from "../../src/sessions/harness_probe.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = Record<string, any>;
@@ -102,5 +103,48 @@ Deno.test("over TCP every mutating route is 403 forbidden before its body is rea
     await t.client.post(`/sessions/${id}/kill`, {});
   } finally {
     await removeTree(project);
+  }
+});
+
+Deno.test("svc.capabilities.refresh over TCP answers from the last probe and runs nothing (D23, issue 28)", async () => {
+  const port = freePort();
+  const bin = await tempHome();
+  const runs = `${bin}/runs.log`;
+  // A built-in's program found on PATH: its `--version` probe appends a line per run.
+  await Deno.writeTextFile(`${bin}/claude`, `#!/bin/sh\necho "$@" >> '${runs}'\n`, { mode: 0o755 });
+  const runCount = async () =>
+    (await Deno.readTextFile(runs).catch(() => "")).split("\n").filter(Boolean).length;
+  await using t = await startTestDaemon({
+    tcp: { hostname: "127.0.0.1", port },
+    prober: systemProber({ PATH: bin }),
+    scheduler: false,
+  });
+  try {
+    while ((await t.client.get<Json>("/health")).body.probing) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const atStart = await runCount();
+    assert.equal(atStart, 1, "the start-up probe ran the program once");
+    const refresh = JSON.stringify({ action: "svc.capabilities.refresh" });
+    for (let i = 0; i < 20; i++) {
+      const response = await rawHttp(
+        { hostname: "127.0.0.1", port },
+        httpRequest("POST", "/api/v1/actions", {
+          host: `127.0.0.1:${port}`,
+          headers: { "content-type": "application/json" },
+          body: refresh,
+        }),
+      );
+      assert.equal(response.status, 200);
+      const records = (response.body as Json).event.payload.capabilities as Json[];
+      const claude = records.find((record) => record.id === "svc.harness.claude");
+      assert.equal(claude?.status, "enabled", "the last probe's records");
+    }
+    assert.equal(await runCount(), atStart, "a TCP refresh started the owner's programs");
+    const local = await t.client.post<Json>("/actions", { action: "svc.capabilities.refresh" });
+    assert.equal(local.status, 200);
+    assert.equal(await runCount(), atStart + 1, "the owner's socket re-probes");
+  } finally {
+    await removeTree(bin);
   }
 });

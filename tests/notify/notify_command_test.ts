@@ -24,7 +24,7 @@ Deno.test("notify() runs only for the configured events and sets SVC_EVENT", asy
 
 Deno.test("commandNotifier() logs a failing command and kills a hanging one", async () => {
   const log = memoryLog();
-  const run = commandNotifier(log, 300);
+  const run = commandNotifier(log, { timeoutMs: 300 });
   await run([Deno.execPath(), "eval", "console.log('hi'); Deno.exit(3)"], { SVC_EVENT: "failed" });
   await run([Deno.execPath(), "eval", "await new Promise(() => setInterval(() => {}, 1000))"], {
     SVC_EVENT: "failed",

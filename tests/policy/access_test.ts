@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
-import { checkActionAuthority, checkTcpHeaders, requireOwner } from "../../src/policy/access.ts";
-import { tcpPeer, UNIX_PEER } from "../../src/policy/peer.ts";
+import {
+  checkActionAuthority,
+  checkTcpHeaders,
+  mayStartPrograms,
+  requireOwner,
+} from "../../src/policy/access.ts";
+import { PIPE_PEER, tcpPeer, UNIX_PEER } from "../../src/policy/peer.ts";
 import { ServiceError } from "../../src/errors.ts";
 
 const TCP = tcpPeer("127.0.0.1", 3000);
@@ -68,6 +73,12 @@ Deno.test("checkTcpHeaders() ignores the local socket", () => {
 Deno.test("requireOwner() refuses TCP with 403 forbidden", () => {
   assert.equal(codeOf(() => requireOwner(TCP, "Restricted launch")), "403 forbidden");
   assert.equal(codeOf(() => requireOwner(UNIX_PEER, "Restricted launch")), null);
+});
+
+Deno.test("mayStartPrograms() lets the owner's socket start programs, never TCP (D23)", () => {
+  assert.equal(mayStartPrograms(UNIX_PEER), true);
+  assert.equal(mayStartPrograms(PIPE_PEER), true);
+  assert.equal(mayStartPrograms(TCP), false);
 });
 
 Deno.test("checkActionAuthority() allows only diagnostics over TCP (C4.1 rule 3, D10)", async (t) => {

@@ -52,3 +52,41 @@ Deno.test("resolveLaunchPaths() contains cwd after realpath, symlinks included (
     await removeTree(outside);
   }
 });
+
+Deno.test("resolveLaunchPaths() judges paths for the host OS, never another's as relative (issue 28)", async (t) => {
+  const refusals: Array<[typeof Deno.build.os, string, string | undefined, string]> = [
+    ["linux", "C:/x", undefined, "projectRoot"],
+    ["linux", "\\\\server\\share", undefined, "projectRoot"],
+    ["linux", "/tmp", "C:/x", "cwd"],
+    ["linux", "/tmp", "d:\\x", "cwd"],
+    ["windows", "/home/me", undefined, "projectRoot"],
+    ["windows", "C:\\code", "\\x", "cwd"],
+    ["windows", "C:\\code", "/x", "cwd"],
+  ];
+  for (const [os, projectRoot, cwd, expected] of refusals) {
+    await t.step(`${os}: ${projectRoot} ${cwd ?? ""} → ${expected}`, async () => {
+      const refused = await resolveLaunchPaths(projectRoot, cwd, null, { os }).then(
+        () => null,
+        (error) => error,
+      );
+      assert.ok(refused instanceof ServiceError, "accepted");
+      assert.equal(refused.status, 400);
+      assert.deepEqual(refused.details, { field: expected });
+      assert.match(refused.message, /absolute path/);
+    });
+  }
+  await t.step({
+    name: "a directory named C: is still reachable as ./C:/x",
+    ignore: Deno.build.os === "windows",
+    fn: async () => {
+      const root = await Deno.realPath(await tempHome());
+      try {
+        await Deno.mkdir(`${root}/C:/x`, { recursive: true });
+        const resolved = await resolveLaunchPaths(root, "./C:/x", null, { os: "linux" });
+        assert.equal(resolved.cwd, `${root}/C:/x`);
+      } finally {
+        await removeTree(root);
+      }
+    },
+  });
+});
