@@ -190,7 +190,7 @@ function planFor(
   const homeVariable = os === "windows" ? "USERPROFILE" : "HOME";
   const homeDir = io.env(homeVariable);
   if (!homeDir) throw new ConfigError(`Cannot find the home directory: $${homeVariable} is unset`);
-  const svcHome = homePaths(resolveHome(homeFlag, io.env)).root;
+  const svcHome = homePaths(resolveHome(homeFlag, io.env), os).root;
   const program = serviceProgram(deps.execPath(), modulePath(deps.mainModule()));
   const userName = io.env("USERNAME");
   const domain = io.env("USERDOMAIN");

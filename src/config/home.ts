@@ -30,9 +30,12 @@ export function resolveHome(flag: string | undefined, env: (name: string) => str
   return join(userHome, ".svc");
 }
 
-/** The paths of home `root` (absolute after this call). */
-export function homePaths(root: string): HomePaths {
-  const abs = isAbsoluteHostPath(root) ? root : join(Deno.cwd(), root);
+/**
+ * The paths of home `root` (absolute after this call), judged for `os`
+ * (the host's; `svc service` plans for the OS it writes a unit for).
+ */
+export function homePaths(root: string, os: typeof Deno.build.os = Deno.build.os): HomePaths {
+  const abs = isAbsoluteHostPath(root, os) ? root : join(Deno.cwd(), root);
   return {
     root: abs,
     socket: join(abs, "svc.sock"),
