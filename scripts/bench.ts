@@ -18,6 +18,7 @@ import { concurrentSessions } from "./bench/stages_concurrent.ts";
 import { streamFanout, streamLatency } from "./bench/stages_streams.ts";
 import { pageRead, schedulerPass } from "./bench/stages_store.ts";
 import { bigPageRead } from "./bench/stages_big_page.ts";
+import { trickleLatency } from "./bench/stages_trickle.ts";
 
 /** The whole run must end within this, or it is aborted and cleaned up. */
 const RUN_LIMIT_MS = 10 * 60_000 - 15_000;
@@ -35,6 +36,7 @@ const STAGES: Record<string, (ctx: BenchContext) => Promise<Figure[]>> = {
   page: pageRead,
   bigpage: bigPageRead,
   scheduler: schedulerPass,
+  trickle: trickleLatency,
 };
 
 const USAGE =
