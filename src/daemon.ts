@@ -26,6 +26,7 @@ import { resolveSvcVersion } from "./version.ts";
 import { ADAPTERS } from "./agents/adapters.ts";
 import type { ConversationTimeouts } from "./agents/conversation.ts";
 import { ApprovalBroker } from "./approvals/broker.ts";
+import { ProgressNotices } from "./events/progress_notices.ts";
 import { DaemonFeed } from "./events/daemon_feed.ts";
 import { commandNotifier, notify, type NotifyEvent } from "./notify/notify_command.ts";
 import { denoSpawner, type Spawner } from "./sessions/spawner.ts";
@@ -132,8 +133,17 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     resources.push(() => db.close());
     const sessions = new SessionsStore(db);
     const eventsStore = new EventsStore(db);
-    const eventLog = new EventLog(eventsStore, clock, log);
+    const feed = new DaemonFeed();
+    // D25: the feed says which sessions' logs grew (throttled), so a fleet view sees a stall.
+    const progress = new ProgressNotices({
+      clock,
+      publish: (data) => feed.publish("session.progress", data),
+    });
+    const eventLog = new EventLog(eventsStore, clock, log, {
+      committed: (lastSeqs) => progress.committed(lastSeqs),
+    });
     resources.push(() => eventLog.shutdown());
+    resources.push(() => progress.stop());
 
     // Probes, git and notification commands: each ends with the daemon (issue 28 item 15).
     const processes = new OwnedProcesses();
@@ -149,7 +159,6 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     // From a checkout, `svcVersion` is git's name for it; looked up beside the program look-up.
     await Promise.all([capabilities.found(), resolveSvcVersion()]);
 
-    const feed = new DaemonFeed();
     const notifier = commandNotifier(log, { processes });
     const approvals = new ApprovalBroker({
       clock,

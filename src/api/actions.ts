@@ -199,6 +199,14 @@ function actionTable(deps: ActionDeps): ReadonlyMap<string, ActionDefinition> {
     "svc.automations.health": reading(
       automation({ id }, (input) => routines.health(input.id as string)),
     ),
+    "svc.automations.overview": {
+      fields: {},
+      readOnly: true,
+      run: () => {
+        const result = routines.overview();
+        return { kind: "automations.changed", payload: { count: result.routines.length }, result };
+      },
+    },
     "svc.automations.worktrees": {
       fields: { routineId: id.optional() },
       readOnly: true,

@@ -271,6 +271,28 @@ function build() {
       lease: nullable(z.object({ owner: z.string(), expiresAt: isoTime })),
       stale: nullable(z.enum(["scheduler_not_ticking", "lease_expired"])),
     }),
+    "svc.automations.overview": z.object({
+      routines: z.array(z.object({
+        id: z.string(),
+        name: z.string(),
+        runtime: z.string(),
+        status: z.enum(["ACTIVE", "PAUSED"]),
+        nextDueAt: nullable(isoTime),
+        lastPlannedAt: nullable(isoTime),
+        lastRunAt: nullable(isoTime),
+        lastSuccessAt: nullable(isoTime),
+        consecutiveFailures: z.int(),
+        missedCount: z.int(),
+        lease: nullable(z.object({ owner: z.string(), expiresAt: isoTime })),
+        stale: nullable(z.enum(["scheduler_not_ticking", "lease_expired"])),
+        lastRun: nullable(z.object({
+          id: z.string(),
+          status: runRecordSchema.shape.status,
+          endedAt: nullable(isoTime),
+        })),
+      })),
+      truncated: z.boolean(),
+    }),
     "svc.automations.worktrees": z.object({
       worktrees: z.array(z.object({
         sessionId: z.string(),

@@ -39,6 +39,17 @@ export interface ImportResult {
 
 /** Health counts consecutive failures over at most this many recent runs. */
 const HEALTH_HISTORY_RUNS = 1000;
+/** The overview counts them over fewer (one query per routine, 1000 routines in one answer). */
+const OVERVIEW_HISTORY_RUNS = 50;
+/** The most routines one overview holds. */
+const OVERVIEW_LIMIT = 1000;
+
+/** One routine of `svc.automations.overview` (D25): its health, name, runtime and last run. */
+export interface RoutineOverview extends RoutineHealth {
+  name: string;
+  runtime: string;
+  lastRun: { id: string; status: string; endedAt: string | null } | null;
+}
 
 function routineNotFound(id: string): ServiceError {
   return new ServiceError("routine_not_found", 404, `Routine "${id}" does not exist`, { id });
@@ -146,6 +157,34 @@ export class RoutineService {
       nowMs: this.#o.clock.now(),
       hostZone: this.#o.hostZone(),
     });
+  }
+
+  /**
+   * Every routine's scheduling state in one answer (D25: `svc ui` reads it
+   * once instead of one health call per routine), by id, at most
+   * OVERVIEW_LIMIT; consecutive failures are counted over the last
+   * OVERVIEW_HISTORY_RUNS runs.
+   */
+  overview(): { routines: RoutineOverview[]; truncated: boolean } {
+    const rows = this.#o.routines.list({ limit: OVERVIEW_LIMIT + 1 });
+    const nowMs = this.#o.clock.now();
+    const hostZone = this.#o.hostZone();
+    const routines = rows.slice(0, OVERVIEW_LIMIT).map((routine) => {
+      const recentRuns = this.#o.runs.outcomes(routine.id, OVERVIEW_HISTORY_RUNS);
+      const health = routineHealth(
+        routine,
+        { recentRuns, lastSuccess: this.#o.runs.lastSucceeded(routine.id) },
+        { nowMs, hostZone },
+      );
+      const last = recentRuns[0];
+      return {
+        ...health,
+        name: routine.definition.name,
+        runtime: routine.definition.runtime,
+        lastRun: last ? { id: last.id, status: last.status, endedAt: last.endedAt } : null,
+      };
+    });
+    return { routines, truncated: rows.length > OVERVIEW_LIMIT };
   }
 
   /**

@@ -24,7 +24,9 @@ it reconnects (every 2 s at most) and says so; notices sent meanwhile are
 missed. Ctrl-C stops (exit 130).
 
 Options:
-  --json   one JSON object per notice: {"at": ISO time, "kind", "data"}`,
+  --json   one JSON object per notice: {"at": ISO time, "kind", "data"}; only
+           this form includes session.progress (a session's log grew: its
+           lastSeq and when, at most once a second per session)`,
   async run(args, io) {
     const { values } = parseCommandArgs(args, CLIENT_OPTIONS);
     const { client } = await connect(values.home, io);
@@ -72,6 +74,9 @@ export async function watchFeed(
           io.err(`svc watch: ${terminalSafe(item.reason)}; reconnecting`);
           break;
         case "notice": {
+          // A session's log grew: a line per second per busy session is noise to read, not to
+          // script (D25), so only --json shows it.
+          if (item.kind === "session.progress" && !json) break;
           const at = now();
           io.out(
             json

@@ -12,6 +12,7 @@ import { KEEP_ALIVE_MS } from "./session_stream.ts";
 export type FeedKind =
   | "session.created"
   | "session.updated"
+  | "session.progress"
   | "approval.requested"
   | "approval.resolved"
   | "automations.changed"

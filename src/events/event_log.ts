@@ -38,10 +38,19 @@ export class EventLog {
   #waiterCount = 0;
   #changes = 0;
 
-  constructor(store: EventsStore, clock: Clock, log: Logger) {
+  readonly #committed: ((lastSeqs: ReadonlyMap<string, number>) => void) | null;
+
+  /** `committed` hears, after each commit, the sessions it wrote and their last seq. */
+  constructor(
+    store: EventsStore,
+    clock: Clock,
+    log: Logger,
+    options: { committed?: (lastSeqs: ReadonlyMap<string, number>) => void } = {},
+  ) {
     this.#store = store;
     this.#clock = clock;
     this.#log = log;
+    this.#committed = options.committed ?? null;
   }
 
   /** Readers waiting for a commit (long-polls and streams). */
@@ -132,12 +141,13 @@ export class EventLog {
     this.#failing = false;
     this.#queue = [];
     this.#queuedBytes = 0;
-    const touched = new Set<string>();
+    const touched = new Map<string, number>();
     for (const pending of batch) {
       pending.resolve?.(pending.record as EventRecord);
-      touched.add(pending.record.session_id);
+      touched.set(pending.record.session_id, pending.record.seq);
     }
-    for (const sessionId of touched) this.notify(sessionId);
+    for (const sessionId of touched.keys()) this.notify(sessionId);
+    this.#committed?.(touched);
     for (const resolve of this.#writable.splice(0)) resolve();
     return true;
   }

@@ -34,6 +34,7 @@ export const AUTOMATION_ACTIONS: readonly string[] = [
   "svc.automations.worktrees",
   "svc.automations.prune",
   "svc.automations.inbox",
+  "svc.automations.overview",
   "svc.automations.result",
 ];
 

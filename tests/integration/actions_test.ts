@@ -134,6 +134,19 @@ Deno.test("every automation action's success shape (C4.1, D10)", async () => {
   ]);
   assert.equal(health.body.result.nextDueAt, null);
 
+  // D25: every routine's state in one answer, the same health plus name, runtime and last run.
+  const overview = await act(t, "svc.automations.overview");
+  assert.equal(overview.status, 200);
+  assert.equal(overview.body.result.truncated, false);
+  const [nightly] = overview.body.result.routines;
+  assert.deepEqual(
+    { ...nightly, name: undefined, runtime: undefined, lastRun: undefined },
+    { ...health.body.result, name: undefined, runtime: undefined, lastRun: undefined },
+  );
+  assert.equal(nightly.lastRun.id, runs.body.result.runs[0].id);
+  assert.equal(nightly.lastRun.status, "succeeded");
+  assert.equal(typeof nightly.name, "string");
+
   const refresh = await act(t, "svc.capabilities.refresh");
   assert.equal(refresh.body.event.kind, "capabilities.changed");
   assert.ok(Array.isArray(refresh.body.event.payload.capabilities));
