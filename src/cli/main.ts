@@ -17,6 +17,7 @@ import { statusCommand } from "./status.ts";
 import { stopCommand } from "./stop.ts";
 import { terminalSafe } from "./terminal_text.ts";
 import { watchCommand } from "./watch.ts";
+import { uiCommand } from "./ui.ts";
 import { worktreesCommand } from "./worktrees.ts";
 import { inboxCommand } from "./inbox.ts";
 import { usageCommand } from "./usage.ts";
@@ -31,6 +32,7 @@ export const COMMANDS: readonly Command[] = [
   sessionsCommand,
   chatCommand,
   attachCommand,
+  uiCommand,
   approvalsCommand,
   approveCommand,
   eventsCommand,

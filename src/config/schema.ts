@@ -67,6 +67,9 @@ export const configSchema = z.strictObject({
   worktrees: z.strictObject({
     keep: z.int().min(0).max(10_000).optional(),
   }).optional(),
+  ui: z.strictObject({
+    stalledAfterSeconds: z.int().min(5).max(86_400).optional(),
+  }).optional(),
 });
 
 /** The daemon's configuration with defaults applied. */
@@ -87,6 +90,8 @@ export interface Config {
   notify: NotifyConfig | null;
   /** Ended worktrees kept per routine; older ones are removed (D20). */
   worktrees: { keep: number };
+  /** `svc ui` (D25): a working session with no event for this long is shown stalled. */
+  ui: { stalledAfterSeconds: number };
 }
 
 /** Defaults for a home without `config.json`. */
@@ -99,6 +104,7 @@ export const DEFAULT_CONFIG: Config = {
   idleTimeoutMinutes: 60,
   turnTimeoutMinutes: 30,
   approvals: { interactive: "ask", unattended: "deny", timeoutSeconds: 600 },
+  ui: { stalledAfterSeconds: 120 },
   notify: null,
   worktrees: { keep: 10 },
 };

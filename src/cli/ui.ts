@@ -1,0 +1,52 @@
+import { loadConfig } from "../config/load.ts";
+import { homePaths, resolveHome } from "../config/home.ts";
+import { parseCommandArgs } from "./args.ts";
+import { type Command, EXIT } from "./command.ts";
+import { connect } from "./connect.ts";
+
+/** `svc ui`: mission control, a full-screen view of every agent, approval and routine (D25). */
+export const uiCommand: Command = {
+  name: "ui",
+  summary: "Mission control: every session, approval and routine on one screen",
+  usage: `Usage: svc ui [--home DIR] [--no-color]
+
+A full-screen terminal view of the daemon (D25): the fleet of sessions with
+their state (working, waiting, idle, stalled, ended), what needs you, every
+pending approval with its countdown, a session's conversation live with an
+input line, routines and the inbox, and a form to start a session. It reads
+the daemon's lists once, then follows its feed; a daemon that stops or
+restarts is shown in a banner and picked up again.
+
+Keys: ? shows every key of the view, q quits, 1-6 and Tab switch views,
+n jumps to the next session that needs you, c starts a session.
+
+Options:
+  --no-color   no colour (also when NO_COLOR is set)
+
+Needs a terminal; for a line per change that scripts can read, use svc watch.`,
+  async run(args, io) {
+    const { values } = parseCommandArgs(args, {
+      home: { type: "string" },
+      "no-color": { type: "boolean", default: false },
+    });
+    if (!Deno.stdin.isTerminal() || !Deno.stdout.isTerminal()) {
+      io.err("svc ui needs a terminal (try svc watch)");
+      return EXIT.usage;
+    }
+    const home = resolveHome(values.home, io.env);
+    const config = loadConfig(homePaths(home).config);
+    const { client } = await connect(values.home, io);
+    // Loaded here only: Ink and React cost the other commands (and the daemon) nothing.
+    const { runUi } = await import("../ui/run.tsx");
+    try {
+      return await runUi({
+        client,
+        color: !values["no-color"] && io.env("NO_COLOR") === undefined,
+        stalledAfterMs: config.ui.stalledAfterSeconds * 1000,
+        cwd: io.env("INIT_CWD") ?? Deno.cwd(),
+      });
+    } finally {
+      client.close();
+    }
+  },
+};

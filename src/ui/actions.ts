@@ -1,0 +1,218 @@
+/**
+ * Everything `svc ui` asks the daemon to do, in one place (D25): each call
+ * returns the line to show on the status bar. A refusal is a line, never an
+ * exception: 409 on an approval is "answered elsewhere", a session that
+ * ended meanwhile says so, and a daemon that is away says that.
+ */
+import { terminalSafe } from "../cli/terminal_text.ts";
+import type { UiClient } from "./sync.ts";
+
+/** What a user's action came to, for the status line. */
+export interface Outcome {
+  readonly ok: boolean;
+  readonly message: string;
+  /** The session a launch created (the UI focuses it). */
+  readonly sessionId?: string;
+}
+
+/** A new session from the form (D25 view 7). */
+export interface LaunchForm {
+  harness: string;
+  projectRoot: string;
+  prompt: string;
+  model: string;
+  worktree: boolean;
+}
+
+type Body = { error?: { code?: string; message?: string }; id?: string };
+
+interface RunLine {
+  status: string;
+  trigger: string;
+  startedAt: string | null;
+  scheduledFor: string | null;
+  sessionId: string | null;
+  error: { message?: string } | null;
+}
+
+export class UiActions {
+  readonly #client: Pick<UiClient, "post">;
+
+  constructor(client: Pick<UiClient, "post">) {
+    this.#client = client;
+  }
+
+  /** Answers a permission request; `remember` is "always" (the agent's own, until D28). */
+  answer(
+    request: { sessionId: string; requestId: string },
+    decision: "allow" | "deny",
+    remember = false,
+  ): Promise<Outcome> {
+    return this.#call(
+      "/actions",
+      {
+        action: "svc.sessions.approve",
+        sessionId: request.sessionId,
+        requestId: request.requestId,
+        decision,
+        ...(remember ? { remember: true } : {}),
+      },
+      decision === "allow" ? (remember ? "Allowed, always" : "Allowed") : "Denied",
+      { 404: "Already answered elsewhere", 409: "Already answered elsewhere" },
+    );
+  }
+
+  /** Sends the next turn of a conversation. */
+  send(sessionId: string, text: string): Promise<Outcome> {
+    return this.#call(`/sessions/${enc(sessionId)}/input`, { data: text }, "Sent", ENDED);
+  }
+
+  interrupt(sessionId: string): Promise<Outcome> {
+    return this.#call(`/sessions/${enc(sessionId)}/interrupt`, {}, "Interrupted", ENDED);
+  }
+
+  close(sessionId: string): Promise<Outcome> {
+    return this.#call(`/sessions/${enc(sessionId)}/close`, {}, "Closing", ENDED);
+  }
+
+  kill(sessionId: string): Promise<Outcome> {
+    return this.#call(`/sessions/${enc(sessionId)}/kill`, {}, "Killed", ENDED);
+  }
+
+  /** D26: continues an ended conversation. */
+  resume(sessionId: string): Promise<Outcome> {
+    return this.#call(`/sessions/${enc(sessionId)}/resume`, {}, "Resumed", {});
+  }
+
+  /** Runs a routine now (`svc.automations.run`). */
+  async runRoutine(id: string): Promise<Outcome> {
+    const response = await this.#post("/actions", { action: "svc.automations.run", id });
+    if (response === null) return AWAY;
+    const result = (response.body as { result?: { status?: string; error?: { message?: string } } })
+      .result;
+    if (!response.ok || result?.error) {
+      return fail(result?.error?.message ?? messageOf(response.body, "Cannot run the routine"));
+    }
+    return { ok: true, message: `Run started (${result?.status ?? "running"})` };
+  }
+
+  /** Pauses or activates a routine: its whole definition with the new status. */
+  async setRoutineStatus(id: string, status: "ACTIVE" | "PAUSED"): Promise<Outcome> {
+    const got = await this.#post("/actions", { action: "svc.automations.get", id });
+    if (got === null) return AWAY;
+    const routine = (got.body as { result?: { routine?: Record<string, unknown> | null } }).result
+      ?.routine;
+    if (!got.ok || !routine) return fail(messageOf(got.body, `Routine "${id}" is gone`));
+    const { createdAt: _c, updatedAt: _u, ...definition } = routine;
+    return this.#call(
+      "/actions",
+      { action: "svc.automations.update", definition: { ...definition, status } },
+      status === "ACTIVE" ? "Activated" : "Paused",
+      {},
+    );
+  }
+
+  /** Marks an inbox result read. */
+  markRead(runId: string): Promise<Outcome> {
+    return this.#call(
+      "/actions",
+      { action: "svc.automations.result", runId, markRead: true },
+      "Marked read",
+      {},
+    );
+  }
+
+  /** The Markdown of an inbox result. */
+  async result(runId: string): Promise<{ ok: boolean; text: string }> {
+    const response = await this.#post("/actions", { action: "svc.automations.result", runId });
+    if (response === null) return { ok: false, text: AWAY.message };
+    if (!response.ok) return { ok: false, text: messageOf(response.body, "No result") };
+    return {
+      ok: true,
+      text: (response.body as { result?: { markdown?: string } }).result?.markdown ?? "",
+    };
+  }
+
+  /** A routine's last runs, one line each, newest first (the routines view's history). */
+  async runs(routineId: string): Promise<string[]> {
+    const response = await this.#post("/actions", {
+      action: "svc.automations.runs",
+      id: routineId,
+      limit: 10,
+    });
+    if (response === null) return [AWAY.message];
+    if (!response.ok) return [terminalSafe(messageOf(response.body, "No runs"))];
+    const runs = (response.body as { result?: { runs?: RunLine[] } }).result?.runs ?? [];
+    if (runs.length === 0) return ["No runs yet"];
+    return runs.map((run) =>
+      terminalSafe(
+        [
+          run.startedAt ?? run.scheduledFor ?? "-",
+          run.status,
+          run.trigger,
+          run.sessionId ?? "-",
+          run.error?.message ?? "",
+        ].join("  ").replace(/\r?\n/g, " "),
+      )
+    );
+  }
+
+  /** Launches a session from the form. */
+  async launch(form: LaunchForm): Promise<Outcome> {
+    const response = await this.#post("/sessions", {
+      harness: form.harness,
+      projectRoot: form.projectRoot,
+      prompt: form.prompt,
+      ...(form.model.trim() === "" ? {} : { model: form.model.trim() }),
+      ...(form.worktree ? { isolation: "worktree" } : {}),
+    });
+    if (response === null) return AWAY;
+    if (!response.ok) return fail(messageOf(response.body, "Cannot launch"));
+    const id = (response.body as Body).id ?? "";
+    return { ok: true, message: `Launched ${id}`, sessionId: id };
+  }
+
+  async #call(
+    path: string,
+    body: unknown,
+    success: string,
+    refusals: Partial<Record<number, string>>,
+  ): Promise<Outcome> {
+    const response = await this.#post(path, body);
+    if (response === null) return AWAY;
+    if (response.ok) return { ok: true, message: success };
+    const known = refusals[response.status];
+    return fail(known ?? messageOf(response.body, `Refused (${response.status})`));
+  }
+
+  async #post(
+    path: string,
+    body: unknown,
+  ): Promise<{ ok: boolean; status: number; body: unknown } | null> {
+    try {
+      return await this.#client.post(path, body);
+    } catch {
+      return null;
+    }
+  }
+}
+
+const ENDED: Partial<Record<number, string>> = {
+  404: "That session is gone",
+  409: "That session is not live any more",
+};
+
+const AWAY: Outcome = { ok: false, message: "The daemon does not answer" };
+
+function fail(message: string): Outcome {
+  return { ok: false, message: terminalSafe(message) };
+}
+
+function messageOf(body: unknown, fallback: string): string {
+  const message = (body as Body | null)?.error?.message;
+  return typeof message === "string" && message !== "" ? message : fallback;
+}
+
+function enc(id: string): string {
+  return encodeURIComponent(id);
+}

@@ -1,0 +1,661 @@
+/**
+ * `svc ui`'s root component (D25): reads the store, routes every key
+ * through the keymap, and hands the views their slice. Actions go through
+ * `UiActions`; the daemon is only read by the sync loop.
+ */
+import { Box, Text, useApp, useInput, useWindowSize } from "ink";
+import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
+import type { Key } from "ink";
+import { safeLine } from "./format.ts";
+import type { Outcome, UiActions } from "./actions.ts";
+import type { FocusStore } from "./focus.ts";
+import { type Command, commandFor, type View, VIEWS } from "./keymap.ts";
+import {
+  attentionItems,
+  fleetRows,
+  fleetState,
+  lastEventOf,
+  nextAttention,
+  type SessionRecord,
+} from "./model.ts";
+import type { UiStore } from "./store.ts";
+import type { UiSync } from "./sync.ts";
+import { ApprovalsView } from "./components/approvals_view.tsx";
+import { AttentionView } from "./components/attention_view.tsx";
+import { FleetView } from "./components/fleet_view.tsx";
+import { Header } from "./components/header.tsx";
+import { HelpOverlay } from "./components/help_overlay.tsx";
+import { inboxOrder, InboxView } from "./components/inbox_view.tsx";
+import { FORM_FIELDS, type FormState, NewSessionView } from "./components/new_session_view.tsx";
+import { RoutinesView } from "./components/routines_view.tsx";
+import { SessionView } from "./components/session_view.tsx";
+import { ColorContext } from "./components/theme.ts";
+
+/** What the app is given. */
+export interface AppProps {
+  store: UiStore;
+  focus: FocusStore;
+  sync: Pick<UiSync, "focus">;
+  actions: UiActions;
+  /** `ui.stalledAfterSeconds` (D25, default 120) in ms. */
+  stalledAfterMs: number;
+  /** The user's directory: the form's default project root. */
+  cwd: string;
+  color: boolean;
+  /** The terminal title (`svc — 2 need you`) and the bell, written by the runner. */
+  terminal: { title(text: string): void; bell(): void };
+  /** The clock of the countdowns and ages (tests pass a fixed one). */
+  now?: () => number;
+  /** Re-render the clock-driven text this often (0: never, for tests). */
+  tickMs?: number;
+}
+
+interface Confirm {
+  lines: string[];
+  run: () => Promise<Outcome>;
+}
+
+const EMPTY_FORM: Omit<FormState, "projectRoot"> = {
+  field: "prompt",
+  harness: 0,
+  prompt: "",
+  model: "",
+  worktree: false,
+};
+
+export function App(props: AppProps) {
+  return (
+    <ColorContext.Provider value={props.color}>
+      <Screen {...props} />
+    </ColorContext.Provider>
+  );
+}
+
+function Screen(props: AppProps) {
+  const { store, focus, actions } = props;
+  const app = useApp();
+  const size = useWindowSize();
+  const snapshot = useSyncExternalStore(store.subscribe, store.snapshot);
+  const focused = useSyncExternalStore(focus.subscribe, focus.snapshot);
+  const nowMs = useClock(props.now ?? Date.now, props.tickMs ?? 1000);
+
+  const [view, setView] = useState<View>("fleet");
+  const [selected, setSelected] = useState<Record<string, number>>({});
+  const [showEnded, setShowEnded] = useState(false);
+  const [filter, setFilter] = useState("");
+  const [filtering, setFiltering] = useState(false);
+  const [help, setHelp] = useState(false);
+  const [input, setInput] = useState<string | null>(null);
+  const [scroll, setScroll] = useState(0);
+  const [confirm, setConfirm] = useState<Confirm | null>(null);
+  const [message, setMessage] = useState<Outcome | null>(null);
+  const [form, setForm] = useState<FormState>({ ...EMPTY_FORM, projectRoot: props.cwd });
+  const [launching, setLaunching] = useState(false);
+  const [reading, setReading] = useState<
+    { runId: string; lines: string[]; scroll: number } | null
+  >(null);
+  const [history, setHistory] = useState<{ routineId: string; lines: string[] } | null>(null);
+
+  const options = { nowMs, stalledAfterMs: props.stalledAfterMs };
+  const rows = useMemo(
+    () => fleetRows(snapshot, { ...options, showEnded, filter }),
+    [snapshot, nowMs, showEnded, filter],
+  );
+  const attention = useMemo(() => attentionItems(snapshot, options), [snapshot, nowMs]);
+  const inbox = useMemo(() => inboxOrder(snapshot.inbox), [snapshot.inbox]);
+  const session = focused.sessionId === null
+    ? null
+    : snapshot.sessions.get(focused.sessionId) ?? null;
+  const sessionApproval = session === null
+    ? null
+    : snapshot.approvals.find((approval) => approval.sessionId === session.id) ?? null;
+
+  // The terminal title counts who needs the user; one bell per new approval (D25).
+  useEffect(() => {
+    props.terminal.title(
+      attention.length === 0 ? "svc" : `svc — ${attention.length} need you`,
+    );
+  }, [attention.length]);
+  useEffect(() => {
+    if (store.takeNewApprovals() > 0) props.terminal.bell();
+  }, [snapshot.approvals]);
+
+  const lengths: Record<string, number> = {
+    fleet: rows.length,
+    attention: attention.length,
+    approvals: snapshot.approvals.length,
+    routines: snapshot.routines.length,
+    inbox: inbox.length,
+  };
+  const index = (name: string) =>
+    Math.min(selected[name] ?? 0, Math.max(0, (lengths[name] ?? 1) - 1));
+  const move = (name: string, by: number) =>
+    setSelected((current) => ({
+      ...current,
+      [name]: Math.max(0, Math.min((lengths[name] ?? 1) - 1, (current[name] ?? 0) + by)),
+    }));
+
+  const report = (outcome: Promise<Outcome>) => {
+    void outcome.then((result) => {
+      setMessage(result);
+      if (result.sessionId) {
+        const launched = store.snapshot().sessions.get(result.sessionId);
+        open(launched ?? pendingRecord(result.sessionId));
+      }
+    });
+  };
+  const open = (target: SessionRecord | undefined) => {
+    if (!target) return;
+    props.sync.focus(target);
+    setScroll(0);
+    setInput(null);
+    setView("session");
+  };
+  const pageLines = Math.max(1, size.rows - 8);
+  const chosenApproval = view === "session"
+    ? sessionApproval
+    : snapshot.approvals[index("approvals")] ?? null;
+
+  const run = (command: Command) => {
+    switch (command) {
+      case "quit":
+        app.exit();
+        return;
+      case "help":
+        setHelp((shown) => !shown);
+        return;
+      case "next-view":
+        setView(VIEWS[(VIEWS.indexOf(view) + 1) % VIEWS.length]);
+        return;
+      case "view-fleet":
+      case "view-attention":
+      case "view-approvals":
+      case "view-session":
+      case "view-routines":
+      case "view-inbox":
+        setView(command.slice(5) as View);
+        setReading(null);
+        setHistory(null);
+        return;
+      case "new-session":
+        setForm((current) => ({ ...current, field: "prompt" }));
+        setView("new");
+        return;
+      case "next-attention": {
+        const next = nextAttention(attention, focused.sessionId);
+        if (next === null) setMessage({ ok: true, message: "Nothing needs you" });
+        else open(snapshot.sessions.get(next));
+        return;
+      }
+      case "up":
+      case "down": {
+        const by = command === "up" ? -1 : 1;
+        if (view === "session") setScroll((s) => Math.max(0, s - by));
+        else if (view === "inbox" && reading) {
+          setReading({ ...reading, scroll: Math.max(0, reading.scroll + by) });
+        } else move(view, by);
+        return;
+      }
+      case "page-up":
+      case "page-down": {
+        const by = command === "page-up" ? -pageLines : pageLines;
+        if (view === "session") {
+          setScroll((s) => Math.max(0, Math.min(focused.lines.length - 1, s - by)));
+        } else if (view === "inbox" && reading) {
+          setReading({ ...reading, scroll: Math.max(0, reading.scroll + by) });
+        } else move(view, by);
+        return;
+      }
+      case "top":
+        if (view === "session") setScroll(Math.max(0, focused.lines.length - 1));
+        else move(view, -Infinity);
+        return;
+      case "bottom":
+        if (view === "session") setScroll(0);
+        else move(view, Infinity);
+        return;
+      case "open":
+        return openSelected();
+      case "back":
+        if (help) setHelp(false);
+        else if (reading) setReading(null);
+        else if (history) setHistory(null);
+        else if (view === "session" || view === "new") setView("fleet");
+        return;
+      case "filter":
+        setFiltering(true);
+        return;
+      case "toggle-ended":
+        setShowEnded((shown) => !shown);
+        return;
+      case "allow":
+      case "deny":
+      case "always":
+        if (chosenApproval === null) {
+          setMessage({ ok: false, message: "No request waits here" });
+          return;
+        }
+        report(
+          actions.answer(
+            chosenApproval,
+            command === "deny" ? "deny" : "allow",
+            command === "always",
+          ),
+        );
+        return;
+      case "input":
+        if (session?.status === "running") setInput("");
+        else setMessage({ ok: false, message: "The session is not live" });
+        return;
+      case "interrupt":
+        if (session) report(actions.interrupt(session.id));
+        return;
+      case "close":
+        if (session) report(actions.close(session.id));
+        return;
+      case "kill":
+        if (session) {
+          setConfirm({
+            lines: [`Kill ${session.id} (${safeLine(session.harness)})? y kills, n keeps it`],
+            run: () => actions.kill(session.id),
+          });
+        }
+        return;
+      case "resume":
+        if (session && session.status !== "running") report(actions.resume(session.id));
+        else setMessage({ ok: false, message: "Only an ended conversation resumes" });
+        return;
+      case "diff":
+        setMessage({ ok: false, message: "Worktree diffs come with review and land (D27)" });
+        return;
+      case "run-routine": {
+        const routine = snapshot.routines[index("routines")];
+        if (routine) report(actions.runRoutine(routine.id));
+        return;
+      }
+      case "pause-routine": {
+        const routine = snapshot.routines[index("routines")];
+        if (!routine) return;
+        const activate = routine.status !== "ACTIVE";
+        setConfirm({
+          lines: [
+            `${activate ? "Activate" : "Pause"} routine ${safeLine(routine.id)}?`,
+            `  name     ${safeLine(routine.name)}`,
+            `  runtime  ${safeLine(routine.runtime)}`,
+            `  next due ${routine.nextDueAt ?? "-"}`,
+            "y confirms, n cancels",
+          ],
+          run: () => actions.setRoutineStatus(routine.id, activate ? "ACTIVE" : "PAUSED"),
+        });
+        return;
+      }
+      case "mark-read": {
+        const entry = reading
+          ? inbox.find((e) => e.runId === reading.runId)
+          : inbox[index("inbox")];
+        if (entry) report(actions.markRead(entry.runId));
+      }
+    }
+  };
+
+  const openSelected = () => {
+    switch (view) {
+      case "fleet":
+        return open(rows[index("fleet")]?.session);
+      case "attention":
+        return open(attention[index("attention")]?.session);
+      case "approvals": {
+        const approval = snapshot.approvals[index("approvals")];
+        return open(approval ? snapshot.sessions.get(approval.sessionId) : undefined);
+      }
+      case "routines": {
+        const routine = snapshot.routines[index("routines")];
+        if (!routine) return;
+        void actions.runs(routine.id).then((lines) => setHistory({ routineId: routine.id, lines }));
+        return;
+      }
+      case "inbox": {
+        const entry = inbox[index("inbox")];
+        if (!entry) return;
+        void actions.result(entry.runId).then((result) =>
+          setReading({ runId: entry.runId, lines: result.text.split("\n"), scroll: 0 })
+        );
+        return;
+      }
+    }
+  };
+
+  const launch = () => {
+    const harness = snapshot.harnesses[form.harness % Math.max(1, snapshot.harnesses.length)];
+    if (!harness) return;
+    if (form.prompt.trim() === "") {
+      setMessage({ ok: false, message: "Type a prompt first" });
+      return;
+    }
+    setLaunching(true);
+    report(
+      actions.launch({ ...form, harness: harness.id }).finally(() => {
+        setLaunching(false);
+      }).then((outcome) => {
+        if (outcome.ok) setForm({ ...EMPTY_FORM, projectRoot: form.projectRoot });
+        return outcome;
+      }),
+    );
+  };
+
+  // Keys are handled one at a time, each after the render of the one before: a mode a key
+  // enters (the input line, the filter) is in force for the very next key, even when the
+  // terminal delivered both in one read.
+  const keys = useRef<Array<{ text: string; key: Key }>>([]);
+  const [keyTick, setKeyTick] = useState(0);
+  useInput((text, key) => {
+    const special = key.upArrow || key.downArrow || key.leftArrow || key.rightArrow ||
+      key.pageUp || key.pageDown || key.return || key.escape || key.tab || key.ctrl ||
+      key.meta || key.backspace || key.delete;
+    const chars = [...text];
+    if (special || chars.length <= 1) keys.current.push({ text, key });
+    else for (const char of chars) keys.current.push(splitKey(char, key));
+    setKeyTick((tick) => tick + 1);
+  });
+  useEffect(() => {
+    const next = keys.current.shift();
+    if (next === undefined) return;
+    handleKey(next.text, next.key);
+    if (keys.current.length > 0) setKeyTick((tick) => tick + 1);
+  }, [keyTick]);
+
+  const handleKey = (text: string, key: Key) => {
+    const name = keyName(text, key);
+    if (confirm) {
+      if (name === "y") report(confirm.run());
+      if (name === "y" || name === "n" || name === "<escape>") setConfirm(null);
+      return;
+    }
+    if (filtering) {
+      if (name === "<return>") setFiltering(false);
+      else if (name === "<escape>") {
+        setFilter("");
+        setFiltering(false);
+      } else setFilter((current) => edit(current, text, key));
+      return;
+    }
+    if (input !== null) {
+      if (name === "<escape>") setInput(null);
+      else if (name === "<return>") {
+        if (session && input.trim() !== "") report(actions.send(session.id, input));
+        setInput(null);
+      } else if (name === "<ctrl-c>") setInput(null);
+      else setInput((current) => edit(current ?? "", text, key));
+      return;
+    }
+    if (view === "new" && !help) {
+      if (name === "<escape>") return setView("fleet");
+      if (name === "<return>") return launch();
+      if (name === "<up>" || name === "<down>") {
+        const at = FORM_FIELDS.indexOf(form.field) + (name === "<up>" ? -1 : 1);
+        const field = FORM_FIELDS[(at + FORM_FIELDS.length) % FORM_FIELDS.length];
+        return setForm({ ...form, field });
+      }
+      if (form.field === "harness" && (key.leftArrow || key.rightArrow)) {
+        const count = Math.max(1, snapshot.harnesses.length);
+        return setForm({
+          ...form,
+          harness: (form.harness + (key.leftArrow ? count - 1 : 1)) % count,
+        });
+      }
+      if (form.field === "worktree" && text === " ") {
+        return setForm({ ...form, worktree: !form.worktree });
+      }
+      if (form.field === "projectRoot" || form.field === "prompt" || form.field === "model") {
+        if (name === "<tab>" || name === "<ctrl-c>") return;
+        return setForm({ ...form, [form.field]: edit(form[form.field], text, key) });
+      }
+      if (name === "<ctrl-c>") return app.exit();
+      return;
+    }
+    if (name === "<ctrl-c>" && view !== "session") return app.exit();
+    const command = commandFor(name, view);
+    if (command) run(command);
+  };
+
+  const bodyHeight = Math.max(3, size.rows - 4 - (snapshot.banner ? 1 : 0));
+  const state = session
+    ? fleetState(session, lastEventOf(snapshot, session), nowMs, props.stalledAfterMs)
+    : null;
+  return (
+    <Box flexDirection="column" width={size.columns} height={size.rows}>
+      <Header snapshot={snapshot} view={view} attention={attention.length} nowMs={nowMs} />
+      <Box flexDirection="column" flexGrow={1} marginTop={1}>
+        {help
+          ? <HelpOverlay view={view} />
+          : confirm
+          ? (
+            <Box flexDirection="column" borderStyle="round" paddingX={1}>
+              {confirm.lines.map((line, i) => <Text key={i} wrap="truncate-end">{line}</Text>)}
+            </Box>
+          )
+          : (
+            <Body
+              view={view}
+              {...{ rows, attention, inbox, snapshot, focused, session, state, sessionApproval }}
+              {...{
+                reading,
+                history,
+                form,
+                launching,
+                nowMs,
+                input,
+                scroll,
+                showEnded,
+                filter,
+                filtering,
+              }}
+              selectedOf={index}
+              height={bodyHeight}
+              width={size.columns}
+            />
+          )}
+      </Box>
+      <Text wrap="truncate-end" dimColor={message === null || message.ok}>
+        {message ? message.message : "? keys · q quits"}
+      </Text>
+    </Box>
+  );
+}
+
+type BodyProps = {
+  view: View;
+  rows: ReturnType<typeof fleetRows>;
+  attention: ReturnType<typeof attentionItems>;
+  inbox: ReturnType<typeof inboxOrder>;
+  snapshot: ReturnType<UiStore["snapshot"]>;
+  focused: ReturnType<FocusStore["snapshot"]>;
+  session: SessionRecord | null;
+  state: ReturnType<typeof fleetState> | null;
+  sessionApproval: ReturnType<UiStore["snapshot"]>["approvals"][number] | null;
+  reading: { runId: string; lines: string[]; scroll: number } | null;
+  history: { routineId: string; lines: string[] } | null;
+  form: FormState;
+  launching: boolean;
+  nowMs: number;
+  input: string | null;
+  scroll: number;
+  showEnded: boolean;
+  filter: string;
+  filtering: boolean;
+  selectedOf: (name: string) => number;
+  height: number;
+  width: number;
+};
+
+/** The current view. */
+function Body(props: BodyProps) {
+  const { height, nowMs } = props;
+  switch (props.view) {
+    case "fleet":
+      return (
+        <FleetView
+          rows={props.rows}
+          selected={props.selectedOf("fleet")}
+          {...{ height, nowMs, width: props.width }}
+          showEnded={props.showEnded}
+          filter={props.filter}
+          filtering={props.filtering}
+        />
+      );
+    case "attention":
+      return (
+        <AttentionView
+          items={props.attention}
+          selected={props.selectedOf("attention")}
+          {...{ height, nowMs }}
+        />
+      );
+    case "approvals":
+      return (
+        <ApprovalsView
+          approvals={props.snapshot.approvals}
+          sessions={props.snapshot.sessions}
+          selected={props.selectedOf("approvals")}
+          {...{ height, nowMs }}
+        />
+      );
+    case "session":
+      return (
+        <SessionView
+          session={props.session}
+          state={props.state}
+          focus={props.focused}
+          scroll={props.scroll}
+          input={props.input}
+          approval={props.sessionApproval}
+          {...{ height, nowMs }}
+        />
+      );
+    case "routines":
+      return (
+        <RoutinesView
+          routines={props.snapshot.routines}
+          selected={props.selectedOf("routines")}
+          height={height}
+          history={props.history}
+        />
+      );
+    case "inbox":
+      return (
+        <InboxView
+          entries={props.inbox}
+          selected={props.selectedOf("inbox")}
+          height={height}
+          reading={props.reading}
+        />
+      );
+    case "new":
+      return (
+        <NewSessionView
+          form={props.form}
+          harnesses={props.snapshot.harnesses}
+          busy={props.launching}
+        />
+      );
+  }
+}
+
+/** A session record known only by its id (a launch answered before the feed's notice). */
+function pendingRecord(id: string): SessionRecord {
+  const now = new Date().toISOString();
+  return {
+    id,
+    harness: "",
+    title: "",
+    project_root: "",
+    cwd: "",
+    status: "running",
+    activity: "starting",
+    protocol: "raw",
+    turns: 0,
+    usage: null,
+    worktree: null,
+    created_at: now,
+    updated_at: now,
+    ended_at: null,
+    last_seq: 0,
+    routine_id: null,
+    run_id: null,
+  };
+}
+
+/**
+ * One character of a chunk the terminal sent at once (typed ahead or pasted):
+ * Enter, Tab, Backspace and Esc in it are keys, not text.
+ */
+function splitKey(char: string, key: Key): { text: string; key: Key } {
+  const plain = { ...key };
+  switch (char) {
+    case "\r":
+    case "\n":
+      return { text: "", key: { ...plain, return: true } };
+    case "\t":
+      return { text: "", key: { ...plain, tab: true } };
+    case "\x7f":
+    case "\b":
+      return { text: "", key: { ...plain, backspace: true } };
+    case "\x1b":
+      return { text: "", key: { ...plain, escape: true } };
+    default:
+      return { text: char, key: plain };
+  }
+}
+
+/** Ink's key as the keymap names it. */
+export function keyName(
+  text: string,
+  key: {
+    upArrow: boolean;
+    downArrow: boolean;
+    pageUp: boolean;
+    pageDown: boolean;
+    return: boolean;
+    escape: boolean;
+    tab: boolean;
+    ctrl: boolean;
+  },
+): string {
+  if (key.upArrow) return "<up>";
+  if (key.downArrow) return "<down>";
+  if (key.pageUp) return "<pageup>";
+  if (key.pageDown) return "<pagedown>";
+  if (key.return) return "<return>";
+  if (key.escape) return "<escape>";
+  if (key.tab) return "<tab>";
+  if (key.ctrl && text === "c") return "<ctrl-c>";
+  return text;
+}
+
+/** A text field after a key: typed characters appended, Backspace deletes one. */
+function edit(
+  current: string,
+  text: string,
+  key: { backspace: boolean; delete: boolean; ctrl: boolean; meta: boolean },
+): string {
+  if (key.backspace || key.delete) return [...current].slice(0, -1).join("");
+  if (key.ctrl || key.meta) return current;
+  // Pasted or typed text; control characters are never kept (they would reach the terminal).
+  return current + [...text].filter((char) => !isControl(char)).join("");
+}
+
+function isControl(char: string): boolean {
+  const code = char.codePointAt(0) ?? 0;
+  return code < 0x20 || code === 0x7f || (code >= 0x80 && code < 0xa0);
+}
+
+/** The clock of the ages and countdowns, re-read every `tickMs` (0: never). */
+function useClock(now: () => number, tickMs: number): number {
+  const [nowMs, setNow] = useState(now);
+  useEffect(() => {
+    if (tickMs <= 0) return;
+    const timer = setInterval(() => setNow(now()), tickMs);
+    return () => clearInterval(timer);
+  }, [tickMs]);
+  return nowMs;
+}

@@ -1,0 +1,68 @@
+/** View 6, inbox (D25): results of routine runs, unread first; Enter reads one. */
+import { Box, Text } from "ink";
+import { safeLine, shortId } from "../format.ts";
+import type { InboxEntry } from "../model.ts";
+import { Cell, Empty, Row, windowOf } from "./cells.tsx";
+import { useTint } from "./theme.ts";
+
+/** Unread first, then the newest. */
+export function inboxOrder(entries: readonly InboxEntry[]): InboxEntry[] {
+  return [...entries].sort((a, b) =>
+    Number(a.readAt !== null) - Number(b.readAt !== null) ||
+    (b.endedAt ?? "").localeCompare(a.endedAt ?? "")
+  );
+}
+
+export function InboxView(
+  props: {
+    entries: readonly InboxEntry[];
+    selected: number;
+    height: number;
+    reading: { runId: string; lines: readonly string[]; scroll: number } | null;
+  },
+) {
+  const tint = useTint();
+  if (props.reading) {
+    const room = Math.max(1, props.height - 1);
+    const lines = props.reading.lines.slice(props.reading.scroll, props.reading.scroll + room);
+    return (
+      <Box flexDirection="column">
+        <Text dimColor>
+          {`result of ${props.reading.runId} · ↑/↓ scroll · m marks read · Esc back`}
+        </Text>
+        {lines.map((line, index) => (
+          <Text key={index} wrap="truncate-end">{line === "" ? " " : line}</Text>
+        ))}
+      </Box>
+    );
+  }
+  const [start, end] = windowOf(
+    props.entries.length,
+    props.selected,
+    Math.max(1, props.height - 2),
+  );
+  return (
+    <Box flexDirection="column">
+      <Text dimColor>Enter reads · m marks read · unread first</Text>
+      <Row>
+        <Cell width={2} dim />
+        <Cell width={13} dim>RUN</Cell>
+        <Cell width={16} dim>ROUTINE</Cell>
+        <Cell width={10} dim>STATUS</Cell>
+        <Cell grow dim>RESULT</Cell>
+      </Row>
+      {props.entries.length === 0 && <Empty>The inbox is empty.</Empty>}
+      {props.entries.slice(start, end).map((entry, index) => (
+        <Row key={entry.runId} selected={start + index === props.selected}>
+          <Cell width={2} color={tint("cyan")}>{entry.readAt === null ? "•" : " "}</Cell>
+          <Cell width={13}>{shortId(entry.runId)}</Cell>
+          <Cell width={16}>{safeLine(entry.routineId)}</Cell>
+          <Cell width={10} color={entry.status === "succeeded" ? undefined : tint("red")}>
+            {entry.status}
+          </Cell>
+          <Cell grow>{safeLine(entry.headline ?? "")}</Cell>
+        </Row>
+      ))}
+    </Box>
+  );
+}

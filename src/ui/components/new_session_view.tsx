@@ -1,0 +1,73 @@
+/** View 7, new session (D25): harness, project root, prompt, model, worktree → launch. */
+import { Box, Text } from "ink";
+import { safeLine } from "../format.ts";
+import type { HarnessChoice } from "../model.ts";
+import { Empty } from "./cells.tsx";
+import { useTint } from "./theme.ts";
+
+/** The form's fields, in order. */
+export const FORM_FIELDS = ["harness", "projectRoot", "prompt", "model", "worktree"] as const;
+export type FormField = typeof FORM_FIELDS[number];
+
+/** What the form holds. */
+export interface FormState {
+  field: FormField;
+  harness: number;
+  projectRoot: string;
+  prompt: string;
+  model: string;
+  worktree: boolean;
+}
+
+const LABELS: Record<FormField, string> = {
+  harness: "harness",
+  projectRoot: "project",
+  prompt: "prompt",
+  model: "model",
+  worktree: "worktree",
+};
+
+export function NewSessionView(
+  props: { form: FormState; harnesses: readonly HarnessChoice[]; busy: boolean },
+) {
+  const tint = useTint();
+  if (props.harnesses.length === 0) {
+    return <Empty>No harness is enabled: see svc capabilities. Esc goes back.</Empty>;
+  }
+  const { form } = props;
+  const value = (field: FormField): string => {
+    switch (field) {
+      case "harness": {
+        const harness = props.harnesses[form.harness % props.harnesses.length];
+        return `‹ ${safeLine(harness.label)} (${safeLine(harness.id)}) ›`;
+      }
+      case "worktree":
+        return form.worktree ? "[x] in a new git worktree" : "[ ] in the checkout";
+      default:
+        return safeLine(form[field]);
+    }
+  };
+  return (
+    <Box flexDirection="column">
+      <Text dimColor>
+        ↑/↓ field · ←/→ harness · Space toggles worktree · Enter launches · Esc cancels
+      </Text>
+      {FORM_FIELDS.map((field) => {
+        const active = field === form.field;
+        const text = field === "model" && form.model === "" && !active ? "(default)" : value(field);
+        return (
+          <Box key={field}>
+            <Box width={10}>
+              <Text bold={active} color={active ? tint("cyan") : undefined}>{LABELS[field]}</Text>
+            </Box>
+            <Text wrap="truncate-start" inverse={active}>
+              {text}
+              {active && field !== "harness" && field !== "worktree" ? "█" : ""}
+            </Text>
+          </Box>
+        );
+      })}
+      {props.busy && <Text dimColor>Launching…</Text>}
+    </Box>
+  );
+}

@@ -1,0 +1,124 @@
+/**
+ * The conversation of the session in focus (D25's session view): its event
+ * records rendered into lines by the same transcript renderer as `svc
+ * events` and `svc chat` (src/cli/transcript.ts), so both show the same
+ * thing, and every string made terminal-safe there. Bounded: the oldest
+ * lines go first.
+ */
+import { AGENT, createTranscript, type Transcript, YOU } from "../cli/transcript.ts";
+import { terminalSafe } from "../cli/terminal_text.ts";
+
+/** How a line is coloured. */
+export type Tone = "you" | "agent" | "bad" | "dim" | "plain";
+
+/** One rendered line of the conversation. */
+export interface FocusLine {
+  readonly text: string;
+  readonly tone: Tone;
+}
+
+/** What the session view shows. */
+export interface FocusSnapshot {
+  readonly sessionId: string | null;
+  readonly lines: readonly FocusLine[];
+  /** The assistant's text of the turn in progress, streamed live (D29), or null. */
+  readonly partial: string | null;
+  /** The stream said the session ended and sent everything. */
+  readonly ended: boolean;
+}
+
+/** Lines kept per session on screen (scrollback). */
+export const MAX_FOCUS_LINES = 5000;
+
+const EMPTY: FocusSnapshot = { sessionId: null, lines: [], partial: null, ended: false };
+
+export class FocusStore {
+  #snapshot: FocusSnapshot = EMPTY;
+  #transcript: Transcript | null = null;
+  /** A raw session's output line not yet ended by a newline. */
+  #rawLine = "";
+  readonly #listeners = new Set<() => void>();
+
+  readonly snapshot = (): FocusSnapshot => this.#snapshot;
+
+  readonly subscribe = (listener: () => void): () => void => {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  };
+
+  /** Starts showing `sessionId` (null: nothing), forgetting the previous one. */
+  reset(sessionId: string | null, protocol: string): void {
+    this.#transcript = sessionId === null ? null : createTranscript({ protocol, color: false });
+    this.#rawLine = "";
+    this.#set({ sessionId, lines: [], partial: null, ended: false });
+  }
+
+  /** Renders the next event records of the session in focus, in seq order. */
+  append(records: ReadonlyArray<{ kind: string; payload_json: string }>): void {
+    if (this.#transcript === null) return;
+    const added: FocusLine[] = [];
+    let partial = this.#snapshot.partial;
+    for (const record of records) {
+      if (record.kind === "agent.message.delta") {
+        partial = (partial ?? "") + deltaText(record.payload_json);
+        continue;
+      }
+      if (record.kind === "agent.message" || record.kind === "agent.turn") partial = null;
+      for (const piece of this.#transcript.render(record)) {
+        if (piece.type === "line") added.push({ text: piece.text, tone: toneOf(piece.text) });
+        else added.push(...this.#rawLines(piece.data));
+      }
+    }
+    const lines = [...this.#snapshot.lines, ...added];
+    this.#set({
+      ...this.#snapshot,
+      lines: lines.length > MAX_FOCUS_LINES ? lines.slice(-MAX_FOCUS_LINES) : lines,
+      partial,
+    });
+  }
+
+  /** The stream ended: the session is over and every event was rendered. */
+  ended(): void {
+    const lines = this.#rawLine === "" ? this.#snapshot.lines : [
+      ...this.#snapshot.lines,
+      { text: this.#rawLine, tone: "plain" as const },
+    ];
+    this.#rawLine = "";
+    this.#set({ ...this.#snapshot, lines, partial: null, ended: true });
+  }
+
+  /** A raw session's output, cut into whole lines; the unfinished one is held. */
+  #rawLines(data: string): FocusLine[] {
+    const parts = terminalSafe(this.#rawLine + data, { keepTabs: true }).split("\n");
+    this.#rawLine = parts.pop() ?? "";
+    return parts.map((text) => ({ text, tone: "plain" }));
+  }
+
+  #set(snapshot: FocusSnapshot): void {
+    this.#snapshot = snapshot;
+    for (const listener of this.#listeners) listener();
+  }
+}
+
+function toneOf(text: string): Tone {
+  if (text.startsWith(YOU)) return "you";
+  if (text.startsWith(AGENT)) return "agent";
+  if (text.startsWith("!") || text.startsWith("✗")) return "bad";
+  if (text.startsWith(" ") || text.startsWith("·") || text.startsWith("─")) return "dim";
+  return "plain";
+}
+
+/** The text of an `agent.message.delta` payload, terminal-safe. */
+function deltaText(payloadJson: string): string {
+  try {
+    const payload = JSON.parse(payloadJson) as { text?: unknown; delta?: unknown };
+    const text = typeof payload.text === "string"
+      ? payload.text
+      : typeof payload.delta === "string"
+      ? payload.delta
+      : "";
+    return terminalSafe(text);
+  } catch {
+    return "";
+  }
+}

@@ -1,0 +1,182 @@
+/**
+ * Every key of `svc ui` in one table (D25): the key handler looks keys up
+ * here and the `?` overlay prints this same table, so help cannot drift.
+ */
+
+/** The views, in the order of their number keys (D25). */
+export const VIEWS = [
+  "fleet",
+  "attention",
+  "approvals",
+  "session",
+  "routines",
+  "inbox",
+  "new",
+] as const;
+
+export type View = typeof VIEWS[number];
+
+/** The heading each view names itself with. */
+export const VIEW_TITLES: Record<View, string> = {
+  fleet: "Fleet",
+  attention: "Attention",
+  approvals: "Approvals",
+  session: "Session",
+  routines: "Routines",
+  inbox: "Inbox",
+  new: "New",
+};
+
+/** What a key does. */
+export type Command =
+  | "quit"
+  | "help"
+  | "next-view"
+  | "view-fleet"
+  | "view-attention"
+  | "view-approvals"
+  | "view-session"
+  | "view-routines"
+  | "view-inbox"
+  | "new-session"
+  | "next-attention"
+  | "up"
+  | "down"
+  | "page-up"
+  | "page-down"
+  | "top"
+  | "bottom"
+  | "open"
+  | "back"
+  | "filter"
+  | "toggle-ended"
+  | "allow"
+  | "deny"
+  | "always"
+  | "interrupt"
+  | "close"
+  | "kill"
+  | "diff"
+  | "resume"
+  | "input"
+  | "run-routine"
+  | "pause-routine"
+  | "mark-read";
+
+/** One binding: the key as Ink reports it, where it works, and what the help says. */
+export interface Binding {
+  readonly key: string;
+  /** Shown in the help instead of `key` (arrows, Ctrl-C). */
+  readonly label?: string;
+  /** Views where it works; absent: everywhere. */
+  readonly views?: readonly View[];
+  readonly command: Command;
+  readonly help: string;
+}
+
+/** The keymap. Keys are single characters or Ink key names in angle brackets. */
+export const KEYMAP: readonly Binding[] = [
+  { key: "?", command: "help", help: "show or hide this help" },
+  { key: "q", command: "quit", help: "quit (the terminal is restored)" },
+  { key: "<tab>", label: "Tab", command: "next-view", help: "next view" },
+  { key: "1", command: "view-fleet", help: "fleet: every session" },
+  { key: "2", command: "view-attention", help: "attention: sessions that need you" },
+  { key: "3", command: "view-approvals", help: "approvals: every pending request" },
+  { key: "4", command: "view-session", help: "session: the conversation in focus" },
+  { key: "5", command: "view-routines", help: "routines" },
+  { key: "6", command: "view-inbox", help: "inbox: results of routine runs" },
+  { key: "c", command: "new-session", help: "new session" },
+  { key: "n", command: "next-attention", help: "jump to the next session that needs you" },
+  { key: "<up>", label: "↑/k", command: "up", help: "move up" },
+  {
+    key: "k",
+    command: "up",
+    help: "move up",
+    views: ["fleet", "attention", "approvals", "routines", "inbox"],
+  },
+  { key: "<down>", label: "↓/j", command: "down", help: "move down" },
+  {
+    key: "j",
+    command: "down",
+    help: "move down",
+    views: ["fleet", "attention", "approvals", "routines", "inbox"],
+  },
+  { key: "<pageup>", label: "PgUp", command: "page-up", help: "scroll back a page" },
+  { key: "<pagedown>", label: "PgDn", command: "page-down", help: "scroll forward a page" },
+  {
+    key: "g",
+    command: "top",
+    help: "to the top (session: oldest line)",
+    views: ["fleet", "attention", "approvals", "session", "routines", "inbox"],
+  },
+  {
+    key: "G",
+    command: "bottom",
+    help: "to the bottom (session: follow live)",
+    views: ["fleet", "attention", "approvals", "session", "routines", "inbox"],
+  },
+  {
+    key: "<return>",
+    label: "Enter",
+    command: "open",
+    help: "open the selected session, routine history or result",
+  },
+  { key: "<escape>", label: "Esc", command: "back", help: "back, or cancel input" },
+  { key: "/", command: "filter", help: "filter the fleet", views: ["fleet"] },
+  { key: "a", command: "toggle-ended", help: "show or hide ended sessions", views: ["fleet"] },
+  { key: "y", command: "allow", help: "allow the request", views: ["approvals", "session"] },
+  { key: "n", command: "deny", help: "deny the request", views: ["approvals"] },
+  { key: "N", command: "deny", help: "deny the request", views: ["session"] },
+  {
+    key: "a",
+    command: "always",
+    help: "allow, and always for this session",
+    views: ["approvals", "session"],
+  },
+  { key: "i", command: "input", help: "type the next turn (Enter sends)", views: ["session"] },
+  {
+    key: "<ctrl-c>",
+    label: "Ctrl-C",
+    command: "interrupt",
+    help: "interrupt the turn (elsewhere: quit)",
+    views: ["session"],
+  },
+  { key: "x", command: "close", help: "close the conversation", views: ["session"] },
+  { key: "K", command: "kill", help: "kill the session (asks first)", views: ["session"] },
+  { key: "d", command: "diff", help: "the worktree's diff (D27)", views: ["session"] },
+  { key: "r", command: "resume", help: "resume the ended conversation (D26)", views: ["session"] },
+  { key: "r", command: "run-routine", help: "run the routine now", views: ["routines"] },
+  {
+    key: "p",
+    command: "pause-routine",
+    help: "pause or activate (asks first)",
+    views: ["routines"],
+  },
+  { key: "m", command: "mark-read", help: "mark the result read", views: ["inbox"] },
+];
+
+/** The command `key` runs in `view`: a view's own binding wins over a global one. */
+export function commandFor(key: string, view: View): Command | null {
+  let global: Command | null = null;
+  for (const binding of KEYMAP) {
+    if (binding.key !== key) continue;
+    if (binding.views === undefined) global ??= binding.command;
+    else if (binding.views.includes(view)) return binding.command;
+  }
+  return global;
+}
+
+/** The help lines of `view`: its own keys, then the global ones, each key once. */
+export function helpFor(view: View): Array<{ keys: string; help: string }> {
+  const lines: Array<{ keys: string; help: string }> = [];
+  const seen = new Set<string>();
+  const own = KEYMAP.filter((b) => b.views?.includes(view));
+  const global = KEYMAP.filter((b) => b.views === undefined);
+  for (const binding of [...own, ...global]) {
+    const id = `${binding.command}:${binding.help}`;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    lines.push({ keys: binding.label ?? binding.key, help: binding.help });
+  }
+  return lines;
+}

@@ -1,0 +1,136 @@
+/**
+ * The one store of `svc ui` (D25): a snapshot replaced whole on every
+ * change, fed only by the sync loop (sync.ts), read by the views through
+ * `subscribe`/`snapshot` (React's external-store shape). A focused
+ * session's transcript lives in its own small store (focus.ts).
+ */
+import {
+  type DaemonFacts,
+  EMPTY_SNAPSHOT,
+  type HarnessChoice,
+  type InboxEntry,
+  type PendingApproval,
+  type RoutineOverview,
+  type SessionRecord,
+  type Snapshot,
+} from "./model.ts";
+
+/** Everything a full sync reads from the list routes. */
+export interface SyncedLists {
+  daemon: DaemonFacts;
+  sessions: readonly SessionRecord[];
+  approvals: readonly PendingApproval[];
+  routines: readonly RoutineOverview[];
+  inbox: readonly InboxEntry[];
+  harnesses: readonly HarnessChoice[];
+  todayCostUsd: number | null;
+}
+
+export class UiStore {
+  #snapshot: Snapshot = EMPTY_SNAPSHOT;
+  readonly #listeners = new Set<() => void>();
+  /** The session on screen: its finished turns and failures are seen as they happen. */
+  #focused: string | null = null;
+  /** New approvals since the last `takeNewApprovals` (one bell each). */
+  #newApprovals = 0;
+
+  /** The current snapshot (the same object until something changes). */
+  readonly snapshot = (): Snapshot => this.#snapshot;
+
+  /** Calls `listener` after every change; returns the unsubscribe. */
+  readonly subscribe = (listener: () => void): () => void => {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  };
+
+  /** Approvals that arrived since the last call (for the bell). */
+  takeNewApprovals(): number {
+    const count = this.#newApprovals;
+    this.#newApprovals = 0;
+    return count;
+  }
+
+  /** A full sync after (re)connecting: every list replaced. */
+  synced(lists: SyncedLists): void {
+    const restarted = this.#snapshot.daemon !== null &&
+      this.#snapshot.daemon.instanceId !== lists.daemon.instanceId;
+    const sessions = new Map(lists.sessions.map((session) => [session.id, session]));
+    const known = new Set(this.#snapshot.approvals.map(approvalKey));
+    this.#newApprovals += lists.approvals.filter((a) => !known.has(approvalKey(a))).length;
+    this.#set({
+      connection: "connected",
+      banner: restarted ? "The daemon restarted: everything was read again" : null,
+      daemon: lists.daemon,
+      sessions,
+      lastEventAt: new Map(),
+      approvals: lists.approvals,
+      routines: lists.routines,
+      inbox: lists.inbox,
+      harnesses: lists.harnesses,
+      todayCostUsd: lists.todayCostUsd,
+      unseen: new Set([...this.#snapshot.unseen].filter((id) => sessions.has(id))),
+    });
+  }
+
+  /** The daemon cannot be reached (or the feed dropped): say so, keep what is known. */
+  disconnected(reason: string): void {
+    this.#set({ ...this.#snapshot, connection: "disconnected", banner: reason });
+  }
+
+  /** A session's record changed (created, updated, ended). */
+  session(record: SessionRecord): void {
+    const previous = this.#snapshot.sessions.get(record.id);
+    const sessions = new Map(this.#snapshot.sessions);
+    sessions.set(record.id, record);
+    let unseen = this.#snapshot.unseen;
+    const turnEnded = record.activity === "idle" && previous?.activity !== "idle" &&
+      record.turns > 0;
+    const failed = record.status === "failed" && previous?.status !== "failed";
+    if ((turnEnded || failed) && record.id !== this.#focused) {
+      unseen = new Set(unseen).add(record.id);
+    }
+    this.#set({ ...this.#snapshot, sessions, unseen });
+  }
+
+  /** A session's log grew (`session.progress`). */
+  progress(sessionId: string, atMs: number): void {
+    const lastEventAt = new Map(this.#snapshot.lastEventAt);
+    lastEventAt.set(sessionId, atMs);
+    this.#set({ ...this.#snapshot, lastEventAt });
+  }
+
+  /** The pending approvals, read again after a request or an answer. */
+  approvals(approvals: readonly PendingApproval[]): void {
+    const known = new Set(this.#snapshot.approvals.map(approvalKey));
+    this.#newApprovals += approvals.filter((a) => !known.has(approvalKey(a))).length;
+    this.#set({ ...this.#snapshot, approvals });
+  }
+
+  /** Routines and inbox, read again after an automation change or a run. */
+  automations(routines: readonly RoutineOverview[], inbox: readonly InboxEntry[]): void {
+    this.#set({ ...this.#snapshot, routines, inbox });
+  }
+
+  /** Today's cost, read again after a session ended. */
+  cost(todayCostUsd: number | null): void {
+    this.#set({ ...this.#snapshot, todayCostUsd });
+  }
+
+  /** The session on screen (null: none); looking at a session marks it seen. */
+  focus(sessionId: string | null): void {
+    this.#focused = sessionId;
+    if (sessionId === null || !this.#snapshot.unseen.has(sessionId)) return;
+    const unseen = new Set(this.#snapshot.unseen);
+    unseen.delete(sessionId);
+    this.#set({ ...this.#snapshot, unseen });
+  }
+
+  #set(snapshot: Snapshot): void {
+    this.#snapshot = snapshot;
+    for (const listener of this.#listeners) listener();
+  }
+}
+
+function approvalKey(approval: PendingApproval): string {
+  return `${approval.sessionId}\n${approval.requestId}`;
+}
