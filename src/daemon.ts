@@ -17,6 +17,7 @@ import { EventLog } from "./events/event_log.ts";
 import { type LaunchSpec, Supervisor } from "./sessions/supervisor.ts";
 import { Worktrees } from "./worktrees/worktrees.ts";
 import { launchIsolated } from "./worktrees/isolated_launch.ts";
+import { WorktreeReview } from "./worktrees/review.ts";
 import { runOutcome } from "./automations/run_outcome.ts";
 import { deliverResult } from "./automations/delivery.ts";
 import { Inbox } from "./automations/inbox.ts";
@@ -300,6 +301,15 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     let resolveStopped!: () => void;
     const finished = new Promise<void>((resolve) => resolveStopped = resolve);
     const listeners: Listener[] = [];
+    const budget = new ResponseBudget(RESPONSE_BUDGET_BYTES, MAX_PAGE_BYTES);
+    const review = new WorktreeReview({
+      sessions,
+      runs: runsStore,
+      worktrees,
+      clock,
+      root: paths.worktrees,
+      processes,
+    });
 
     const routes = buildRoutes({
       system: {
@@ -331,7 +341,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         events: eventsStore,
         log: eventLog,
         stopping: stopping.signal,
-        budget: new ResponseBudget(RESPONSE_BUDGET_BYTES, MAX_PAGE_BYTES),
+        budget,
       },
       streams: {
         sessions,
@@ -346,6 +356,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         rawArtifacts: () => config.rawArtifacts,
         artifactsDir: paths.artifacts,
       },
+      worktrees: { review, budget },
     });
     const handler = createHandler(routes, {
       instanceId,

@@ -110,6 +110,9 @@ export class Worktrees {
       uncommittedFiles: null,
       error: null,
       removedAt: null,
+      landedAt: null,
+      landedCommit: null,
+      landedMode: null,
     };
     const inside = join(path, relative(repository, cwd));
     if (!await exists(inside)) {
