@@ -45,6 +45,7 @@ export function parseConfig(text: string, source: string): Config {
     turnTimeoutMinutes: parsed.turnTimeoutMinutes ?? DEFAULT_CONFIG.turnTimeoutMinutes,
     approvals: { ...DEFAULT_CONFIG.approvals, ...parsed.approvals },
     worktrees: { ...DEFAULT_CONFIG.worktrees, ...parsed.worktrees },
+    worktreeSetup: parsed.worktreeSetup ?? {},
     notify: parsed.notify
       ? { command: parsed.notify.command, on: parsed.notify.on ?? [...DEFAULT_NOTIFY_ON] }
       : null,

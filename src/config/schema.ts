@@ -3,6 +3,7 @@ import { PROTOCOLS } from "../agents/protocol.ts";
 import { APPROVAL_POLICIES, type ApprovalPolicy } from "../approvals/broker.ts";
 import { NOTIFY_EVENTS, type NotifyConfig } from "../notify/notify_command.ts";
 import { boundedText, isAbsoluteHostPath } from "../validate.ts";
+import { type WorktreeSetup, worktreeSetupSchema } from "../worktrees/setup.ts";
 
 const HARNESS_ID = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
@@ -67,6 +68,8 @@ export const configSchema = z.strictObject({
   worktrees: z.strictObject({
     keep: z.int().min(0).max(10_000).optional(),
   }).optional(),
+  /** Setup of new worktrees per project root (D27); a routine or a launch may override it. */
+  worktreeSetup: z.record(absolutePath, worktreeSetupSchema).optional(),
 });
 
 /** The daemon's configuration with defaults applied. */
@@ -87,6 +90,8 @@ export interface Config {
   notify: NotifyConfig | null;
   /** Ended worktrees kept per routine; older ones are removed (D20). */
   worktrees: { keep: number };
+  /** Setup of new worktrees, keyed by project root (D27). */
+  worktreeSetup: Record<string, WorktreeSetup>;
 }
 
 /** Defaults for a home without `config.json`. */
@@ -101,4 +106,5 @@ export const DEFAULT_CONFIG: Config = {
   approvals: { interactive: "ask", unattended: "deny", timeoutSeconds: 600 },
   notify: null,
   worktrees: { keep: 10 },
+  worktreeSetup: {},
 };
