@@ -108,6 +108,8 @@ export class WorktreeReview {
   readonly #processes: OwnedProcesses | undefined;
   /** One land at a time per repository. */
   readonly #locks = new Map<string, Promise<unknown>>();
+  /** Whether this git has `merge-tree --write-tree` (2.38 and later), once asked. */
+  #gitChecked: Promise<void> | null = null;
 
   constructor(options: {
     sessions: SessionsStore;
@@ -192,7 +194,26 @@ export class WorktreeReview {
         { sessionId, landedCommit: record.landedCommit ?? null },
       );
     }
+    this.#gitChecked ??= this.#checkGit();
+    await this.#gitChecked.catch((error) => {
+      this.#gitChecked = null;
+      throw error;
+    });
     return await this.#locked(record.repository, () => this.#land(row, record, request));
+  }
+
+  /** Landing needs `git merge-tree --write-tree`: git 2.38 or later. */
+  async #checkGit(): Promise<void> {
+    const version = await this.#gitOk(["--version"], this.#options(this.#root));
+    const match = /(\d+)\.(\d+)/.exec(version);
+    if (match && (Number(match[1]) > 2 || (Number(match[1]) === 2 && Number(match[2]) >= 38))) {
+      return;
+    }
+    throw new ServiceError(
+      "git_unsupported",
+      500,
+      `Landing needs git 2.38 or later (merge-tree --write-tree); this is ${version.trim()}`,
+    );
   }
 
   /**
