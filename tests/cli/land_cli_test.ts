@@ -66,7 +66,7 @@ Deno.test("svc worktrees diff, land and discard an isolated run; the result name
     await Deno.writeTextFile(`${repo}/a.txt`, "the owner's edit\n");
     const refused = await d.svc(["worktrees", "land", second.sessionId]);
     assert.equal(refused.code, 1);
-    assert.match(refused.stderr, /^land_conflict: .*nothing was changed\n  a\.txt\n$/);
+    assert.match(refused.stderr, /^land_conflict: .*nothing was changed\n {2}a\.txt\n$/);
     assert.equal(await Deno.readTextFile(`${repo}/a.txt`), "the owner's edit\n");
     const kept = await d.svc(["worktrees", "discard", second.sessionId]);
     assert.equal(kept.code, 1);
