@@ -17,6 +17,8 @@ import { EventLog } from "./events/event_log.ts";
 import { type LaunchSpec, Supervisor } from "./sessions/supervisor.ts";
 import { Worktrees } from "./worktrees/worktrees.ts";
 import { launchIsolated } from "./worktrees/isolated_launch.ts";
+import { WorktreeReview } from "./worktrees/review.ts";
+import { configuredSetup } from "./worktrees/setup.ts";
 import { runOutcome } from "./automations/run_outcome.ts";
 import { deliverResult } from "./automations/delivery.ts";
 import { Inbox } from "./automations/inbox.ts";
@@ -222,18 +224,35 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       projectRoots: () => config.projectRoots,
       defaultApprovals: () => config.approvals.interactive,
       worktrees,
+      worktreeSetup: (cwd: string) => configuredSetup(config.worktreeSetup, cwd),
       clock,
       hostZone,
     };
     const routinesStore = new RoutinesStore(db);
     const runsStore = new RunsStore(db);
+    const review = new WorktreeReview({
+      sessions,
+      runs: runsStore,
+      worktrees,
+      clock,
+      root: paths.worktrees,
+      processes,
+    });
     const runner = new Runner({
       runs: runsStore,
       clock,
       log,
       deniedPermissions: (sessionId) => eventsStore.deniedPermissions(sessionId),
       outcome: (sessionId) => runOutcome(sessions, eventsStore, sessionId),
-      deliver: (run, routine) => deliverResult(run, routine, paths.inbox),
+      deliver: async (run, routine) =>
+        deliverResult(
+          run,
+          routine,
+          paths.inbox,
+          run.sessionId && run.worktree && run.worktree.removedAt === null
+            ? await review.stat(run.sessionId).catch(() => null)
+            : null,
+        ),
       publish: (kind, data) => {
         feed.publish(kind, data);
         if (kind !== "run.ended") return;
@@ -271,7 +290,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           runId,
         };
         const launched = definition.isolation === "worktree"
-          ? await launchIsolated({ worktrees, supervisor, clock }, runSpec)
+          ? await launchIsolated(
+            { worktrees, supervisor, clock },
+            runSpec,
+            definition.worktreeSetup ?? configuredSetup(config.worktreeSetup, runSpec.cwd),
+          )
           : await supervisor.launch(runSpec);
         return { sessionId: launched.row.id, ended: launched.ended };
       },
@@ -309,6 +332,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     let resolveStopped!: () => void;
     const finished = new Promise<void>((resolve) => resolveStopped = resolve);
     const listeners: Listener[] = [];
+    const budget = new ResponseBudget(RESPONSE_BUDGET_BYTES, MAX_PAGE_BYTES);
 
     const routes = buildRoutes({
       system: {
@@ -340,7 +364,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         events: eventsStore,
         log: eventLog,
         stopping: stopping.signal,
-        budget: new ResponseBudget(RESPONSE_BUDGET_BYTES, MAX_PAGE_BYTES),
+        budget,
       },
       streams: {
         sessions,
@@ -355,6 +379,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         rawArtifacts: () => config.rawArtifacts,
         artifactsDir: paths.artifacts,
       },
+      worktrees: { review, budget },
     });
     const handler = createHandler(routes, {
       instanceId,

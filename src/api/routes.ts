@@ -9,6 +9,7 @@ import { type EventDeps, eventRoutes } from "./events.ts";
 import { type SessionDeps, sessionRoutes } from "./sessions.ts";
 import { type StreamDeps, streamRoutes } from "./streams.ts";
 import { type SystemDeps, systemRoutes } from "./system.ts";
+import { type WorktreeRouteDeps, worktreeRoutes } from "./worktree_routes.ts";
 
 /** What every route family needs, gathered by the daemon. */
 export interface RouteDeps {
@@ -18,6 +19,7 @@ export interface RouteDeps {
   readonly streams: StreamDeps;
   readonly artifacts: ArtifactDeps;
   readonly actions: ActionDeps;
+  readonly worktrees: WorktreeRouteDeps;
 }
 
 /**
@@ -32,6 +34,7 @@ export function buildRoutes(deps: RouteDeps): Route[] {
     ...streamRoutes(deps.streams),
     ...eventRoutes(deps.events),
     ...artifactRoutes(deps.artifacts),
+    ...worktreeRoutes(deps.worktrees),
     ...actionRoutes(deps.actions),
   ];
   routes.push({

@@ -103,6 +103,9 @@ function build() {
     uncommittedFiles: nullable(z.int()),
     error: nullable(z.string()),
     removedAt: nullable(isoTime),
+    landedAt: nullable(isoTime).optional().describe("When its work was landed (D27)"),
+    landedCommit: nullable(z.string()).optional().describe("The owner's branch after the land"),
+    landedMode: nullable(z.enum(["squash", "merge", "rebase"])).optional(),
   });
 
   const sessionRecordSchema = z.object({

@@ -33,6 +33,7 @@ import { type Clock, isoTime } from "../clock.ts";
 import { USAGE_GROUPS, type UsageGroup, usageTotals } from "../sessions/usage_totals.ts";
 import { launchIsolated } from "../worktrees/isolated_launch.ts";
 import type { Worktrees } from "../worktrees/worktrees.ts";
+import type { WorktreeSetup } from "../worktrees/setup.ts";
 import {
   SESSION_STATUSES,
   sessionRecord,
@@ -54,6 +55,8 @@ export interface SessionDeps {
   readonly defaultApprovals: () => ApprovalPolicy;
   /** Worktrees of isolated sessions (D20). */
   readonly worktrees: Worktrees;
+  /** Config `worktreeSetup` for a launch in this directory (D27), or null. */
+  readonly worktreeSetup?: (cwd: string) => WorktreeSetup | null;
   readonly clock: Clock;
   /** The host's time zone: `GET /usage` days and `since` dates are its calendar days. */
   readonly hostZone: () => string;
@@ -187,7 +190,11 @@ export function sessionRoutes(deps: SessionDeps): Route[] {
           approvals: request.approvals ?? deps.defaultApprovals(),
         };
         const { row } = request.isolation === "worktree"
-          ? await launchIsolated(deps, launchSpec)
+          ? await launchIsolated(
+            deps,
+            launchSpec,
+            request.worktreeSetup ?? deps.worktreeSetup?.(launchSpec.cwd) ?? null,
+          )
           : await deps.supervisor.launch(launchSpec);
         return jsonResponse(sessionRecord(row), 201);
       },

@@ -9,6 +9,7 @@ import {
 import { APPROVAL_POLICIES } from "../approvals/broker.ts";
 import { parseRrule } from "./rrule.ts";
 import { ISOLATIONS } from "../worktrees/isolated_launch.ts";
+import { worktreeSetupSchema } from "../worktrees/setup.ts";
 
 /** Zod error option: "required field is missing" when absent, else `requirement`. */
 function requires(requirement: string) {
@@ -85,6 +86,8 @@ function definitionSchema(os: HostOs) {
       .max(32, requires("expected an array of at most 32 strings")).optional(),
     /** Run each time in a new git worktree of the repository containing cwd (D20). */
     isolation: z.enum(ISOLATIONS, requires('expected "none" or "worktree"')).optional(),
+    /** Replaces config `worktreeSetup` for this routine's isolated runs (D27). */
+    worktreeSetup: worktreeSetupSchema.optional(),
     /** Where each run's result is written (D21). */
     outputTarget: z.discriminatedUnion("kind", [
       z.strictObject({ kind: z.literal("inbox") }),

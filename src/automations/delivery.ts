@@ -3,6 +3,7 @@ import type { Usage } from "../agents/protocol.ts";
 import type { RoutineRow } from "../store/routines_store.ts";
 import type { Delivery, RunRow } from "../store/runs_store.ts";
 import type { WorktreeRecord } from "../worktrees/worktree_record.ts";
+import type { DiffStatPage } from "../worktrees/review.ts";
 import { isAbsoluteHostPath } from "../validate.ts";
 
 /** A routine's `outputTarget` (D21). */
@@ -44,6 +45,8 @@ export async function deliverResult(
   run: RunRow,
   routine: RoutineRow,
   inbox: string,
+  /** The worktree's diff stat of an isolated run (D27), when it could be taken. */
+  stat: DiffStatPage | null = null,
 ): Promise<Delivery | null> {
   const target = routine.definition.outputTarget as OutputTarget | undefined;
   if (target === undefined) return null;
@@ -59,7 +62,7 @@ export async function deliverResult(
   }
   const path = resultPath(target, inbox, routine.id, run.id);
   try {
-    await writeAtomically(path, renderResult(run, routine));
+    await writeAtomically(path, renderResult(run, routine, stat));
     return { status: "delivered", kind: target.kind, path, error: null, readAt: null };
   } catch (error) {
     return {
@@ -100,7 +103,11 @@ export async function writeAtomically(path: string, text: string): Promise<void>
 }
 
 /** The Markdown result of a run (D21). Pure. */
-export function renderResult(run: RunRow, routine: RoutineRow): string {
+export function renderResult(
+  run: RunRow,
+  routine: RoutineRow,
+  stat: DiffStatPage | null = null,
+): string {
   const rows: Array<[string, string]> = [
     ["Routine", `${routine.definition.name} (\`${routine.id}\`)`],
     ["Run", `\`${run.id}\` (${run.trigger})`],
@@ -117,8 +124,59 @@ export function renderResult(run: RunRow, routine: RoutineRow): string {
   const log = run.sessionId
     ? `Read the full log with:\n\n    svc events ${run.sessionId}\n`
     : "No session ran, so there is no log.\n";
+  const review = run.worktree && run.sessionId ? reviewText(run.sessionId, run.worktree, stat) : "";
   return `# ${oneLine(routine.definition.name)}: ${run.status}\n\n${table.join("\n")}\n\n` +
-    `## Result\n\n${result}\n\n## Full log\n\n${log}`;
+    `## Result\n\n${result}\n\n${review}## Full log\n\n${log}`;
+}
+
+/** Files of the diff stat listed in a result; the rest are counted. */
+const MAX_STAT_FILES = 50;
+
+/**
+ * An isolated run's review section (D27): the diff stat and the exact
+ * commands that show, land or discard its work. Pure.
+ */
+function reviewText(sessionId: string, worktree: WorktreeRecord, stat: DiffStatPage | null) {
+  if (worktree.removedAt !== null) return "";
+  const lines = ["## Review", ""];
+  if (stat !== null && stat.files.length === 0) {
+    lines.push(
+      "The worktree has no changes. Remove it with:",
+      "",
+      `    svc worktrees discard ${sessionId}`,
+    );
+    return `${lines.join("\n")}\n\n`;
+  }
+  if (stat !== null) {
+    lines.push("```");
+    for (const file of stat.files.slice(0, MAX_STAT_FILES)) {
+      const name = file.oldPath === null ? file.path : `${file.oldPath} => ${file.path}`;
+      const counts = file.binary ? "binary" : `+${file.insertions} -${file.deletions}`;
+      lines.push(`${counts.padEnd(14)} ${name.replace(/[\r\n]/g, "?")}`);
+    }
+    if (stat.files.length > MAX_STAT_FILES) {
+      lines.push(`... and ${stat.files.length - MAX_STAT_FILES} more files`);
+    }
+    lines.push(
+      `${stat.changedFiles} files changed, +${stat.insertions} -${stat.deletions}`,
+      "```",
+      "",
+    );
+  }
+  lines.push(
+    "Review the diff:",
+    "",
+    `    svc worktrees diff ${sessionId}`,
+    "",
+    "Land it on the branch checked out in your repository (or --merge, --rebase; -m MESSAGE):",
+    "",
+    `    svc worktrees land ${sessionId} --squash`,
+    "",
+    "Or discard it (worktree and branch):",
+    "",
+    `    svc worktrees discard ${sessionId} --force`,
+  );
+  return `${lines.join("\n")}\n\n`;
 }
 
 function usageText(usage: Usage): string {

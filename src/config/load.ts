@@ -46,6 +46,7 @@ export function parseConfig(text: string, source: string): Config {
     approvals: { ...DEFAULT_CONFIG.approvals, ...parsed.approvals },
     worktrees: { ...DEFAULT_CONFIG.worktrees, ...parsed.worktrees },
     ui: { ...DEFAULT_CONFIG.ui, ...parsed.ui },
+    worktreeSetup: parsed.worktreeSetup ?? {},
     notify: parsed.notify
       ? { command: parsed.notify.command, on: parsed.notify.on ?? [...DEFAULT_NOTIFY_ON] }
       : null,

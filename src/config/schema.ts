@@ -3,6 +3,7 @@ import { PROTOCOLS } from "../agents/protocol.ts";
 import { APPROVAL_POLICIES, type ApprovalPolicy } from "../approvals/broker.ts";
 import { NOTIFY_EVENTS, type NotifyConfig } from "../notify/notify_command.ts";
 import { boundedText, isAbsoluteHostPath } from "../validate.ts";
+import { type WorktreeSetup, worktreeSetupSchema } from "../worktrees/setup.ts";
 
 const HARNESS_ID = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
@@ -70,6 +71,8 @@ export const configSchema = z.strictObject({
   ui: z.strictObject({
     stalledAfterSeconds: z.int().min(5).max(86_400).optional(),
   }).optional(),
+  /** Setup of new worktrees per project root (D27); a routine or a launch may override it. */
+  worktreeSetup: z.record(absolutePath, worktreeSetupSchema).optional(),
 });
 
 /** The daemon's configuration with defaults applied. */
@@ -92,6 +95,8 @@ export interface Config {
   worktrees: { keep: number };
   /** `svc ui` (D25): a working session with no event for this long is shown stalled. */
   ui: { stalledAfterSeconds: number };
+  /** Setup of new worktrees, keyed by project root (D27). */
+  worktreeSetup: Record<string, WorktreeSetup>;
 }
 
 /** Defaults for a home without `config.json`. */
@@ -107,4 +112,5 @@ export const DEFAULT_CONFIG: Config = {
   ui: { stalledAfterSeconds: 120 },
   notify: null,
   worktrees: { keep: 10 },
+  worktreeSetup: {},
 };

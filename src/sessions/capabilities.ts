@@ -71,6 +71,15 @@ export function capabilityRecords(harnesses: readonly HarnessStatus[]): Capabili
       policy: "approval-required",
       actions: [...AUTOMATION_ACTIONS],
     },
+    {
+      // D27: GET /sessions/{id}/worktree/diff, POST .../land and .../discard (routes, owner-only).
+      id: "svc.worktrees",
+      label: "Review, land and discard isolated runs' worktrees",
+      owner: "core",
+      status: "enabled",
+      policy: "owner-only",
+      actions: [],
+    },
     ...harnesses.map((harness) => ({
       id: `svc.harness.${harness.id}`,
       label: harness.label,

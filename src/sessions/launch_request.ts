@@ -4,6 +4,7 @@ import { boundedText, parseInput } from "../validate.ts";
 import { redactText } from "../events/redact.ts";
 import { APPROVAL_POLICIES } from "../approvals/broker.ts";
 import { ISOLATIONS } from "../worktrees/isolated_launch.ts";
+import { worktreeSetupSchema } from "../worktrees/setup.ts";
 
 const SHA256_DIGEST = /^sha256:[0-9a-f]{64}$/;
 const utf8Length = (text: string) => new TextEncoder().encode(text).length;
@@ -39,6 +40,8 @@ export const launchRequestSchema = z.strictObject({
   approvals: z.enum(APPROVAL_POLICIES).optional(),
   /** Run in a new git worktree of the repository containing cwd (D20); default "none". */
   isolation: z.enum(ISOLATIONS).optional(),
+  /** Replaces config `worktreeSetup` for this isolated launch (D27). */
+  worktreeSetup: worktreeSetupSchema.optional(),
   contextAdmission: contextAdmissionSchema.optional(),
 });
 

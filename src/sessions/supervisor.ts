@@ -73,6 +73,14 @@ export interface LaunchSpec {
   id?: string;
   /** The git worktree the session runs in (D20). */
   worktree?: WorktreeRecord;
+  /**
+   * Runs after the session is recorded and before the agent starts (D27:
+   * worktree setup), recording events of the session through `append`. A
+   * failure ends the session `failed`; a ServiceError keeps its code.
+   */
+  prepare?: (
+    append: (kind: string, payload: Record<string, unknown>) => Promise<void>,
+  ) => Promise<void>;
 }
 
 /** A launched session: its row, and a promise of the row once it has ended. */
@@ -224,6 +232,23 @@ export class Supervisor {
     });
     if (spec.routineId && spec.runId) {
       events.append(row.id, "run.linked", { routineId: spec.routineId, runId: spec.runId });
+    }
+    if (spec.prepare) {
+      try {
+        await spec.prepare(async (kind, payload) => {
+          await events.append(row.id, kind, payload);
+        });
+      } catch (error) {
+        const message = (error as Error).message;
+        await this.#finish(row, { status: "failed", exit: null, error: message });
+        const known = error instanceof ServiceError;
+        throw new ServiceError(
+          known ? error.code : "launch_failed",
+          known ? error.status : 500,
+          message,
+          { ...(known ? error.details : {}), sessionId: row.id, harness: spec.harness.id },
+        );
+      }
     }
     const { argv, stdinPrompt } = buildArgv(spec.harness, {
       prompt: spec.prompt,

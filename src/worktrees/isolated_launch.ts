@@ -3,6 +3,8 @@ import { newId } from "../ids.ts";
 import type { Launched, LaunchSpec, Supervisor } from "../sessions/supervisor.ts";
 import { refComponent } from "./diff_stat.ts";
 import type { Worktrees } from "./worktrees.ts";
+import type { WorktreeSetup } from "./setup.ts";
+import { ServiceError } from "../errors.ts";
 
 /** Where a session runs (D20): in place, or in a new git worktree of its repository. */
 export const ISOLATIONS = ["none", "worktree"] as const;
@@ -17,12 +19,14 @@ function worktreeBranch(sessionId: string, routineId?: string, runId?: string): 
 
 /**
  * Launches `spec` in a new worktree (D20): the session's project root
- * becomes the worktree, its cwd the same subdirectory inside it. A launch
- * that fails takes its worktree back.
+ * becomes the worktree, its cwd the same subdirectory inside it; `setup`
+ * (D27) runs there before the agent. A launch that fails takes its worktree
+ * back, except after a failed setup: that one is kept for inspection.
  */
 export async function launchIsolated(
   deps: { worktrees: Worktrees; supervisor: Supervisor; clock: Clock },
   spec: LaunchSpec,
+  setup: WorktreeSetup | null = null,
 ): Promise<Launched> {
   const id = newId("ses", deps.clock.now());
   const branch = worktreeBranch(id, spec.routineId, spec.runId);
@@ -34,11 +38,19 @@ export async function launchIsolated(
       projectRoot: record.path,
       cwd,
       worktree: record,
+      ...(setup !== null && {
+        prepare: (append) =>
+          deps.worktrees.setup(setup, record, (payload) => append("worktree.setup", payload)),
+      }),
     });
     await deps.worktrees.settle(id);
     return launched;
   } catch (error) {
-    await deps.worktrees.discard(id, record);
+    if (error instanceof ServiceError && error.code === "worktree_setup_failed") {
+      await deps.worktrees.settle(id); // Kept: the session's record holds it.
+    } else {
+      await deps.worktrees.discard(id, record);
+    }
     throw error;
   }
 }

@@ -20,4 +20,10 @@ export interface WorktreeRecord {
   error: string | null;
   /** When `prune` or retention removed it; the record stays. */
   removedAt: string | null;
+  /** When its work was landed on the owner's branch (D27); absent on older records. */
+  landedAt?: string | null;
+  /** The commit the owner's branch was moved to by the land (D27). */
+  landedCommit?: string | null;
+  /** How it was landed (D27). */
+  landedMode?: "squash" | "merge" | "rebase" | null;
 }

@@ -8,6 +8,7 @@ import { parseNumstat } from "./diff_stat.ts";
 import { git, gitOk, type GitOptions, type GitResult } from "./git.ts";
 import type { OwnedProcesses } from "../sessions/owned_processes.ts";
 import type { WorktreeRecord } from "./worktree_record.ts";
+import { runSetup, type SetupRecorder, type WorktreeSetup } from "./setup.ts";
 
 /** Counting a finished worktree's changes gets this long per git command. */
 const SUMMARY_TIMEOUT_MS = 60_000;
@@ -110,6 +111,9 @@ export class Worktrees {
       uncommittedFiles: null,
       error: null,
       removedAt: null,
+      landedAt: null,
+      landedCommit: null,
+      landedMode: null,
     };
     const inside = join(path, relative(repository, cwd));
     if (!await exists(inside)) {
@@ -122,6 +126,20 @@ export class Worktrees {
       );
     }
     return { record, cwd: inside };
+  }
+
+  /** Runs `worktreeSetup` in a new worktree before its agent starts (D27). */
+  async setup(
+    setup: WorktreeSetup,
+    record: WorktreeRecord,
+    recorder: SetupRecorder,
+  ): Promise<void> {
+    await runSetup(
+      setup,
+      { repository: record.repository, worktree: record.path },
+      recorder,
+      this.#processes,
+    );
   }
 
   /** The session row now holds the worktree: crash recovery no longer needs the marker. */

@@ -40,16 +40,22 @@ Deno.test("buildRoutes() marks the owner-only routes (C5.4, D9, D11, D23)", () =
   const ownerOnly = routes.filter((route) => route.ownerOnly).map((route) =>
     `${route.method} ${route.path}`
   );
-  assert.deepEqual(ownerOnly.sort(), [
-    "GET /sessions/:sessionId/artifacts/:artifactId",
-    "POST /sessions",
-    "POST /sessions/:id/close",
-    "POST /sessions/:id/input",
-    "POST /sessions/:id/interrupt",
-    "POST /sessions/:id/kill",
-    "POST /sessions/restricted",
-    "POST /shutdown",
-  ]);
+  assert.deepEqual(
+    ownerOnly.sort(),
+    [
+      "GET /sessions/:sessionId/artifacts/:artifactId",
+      "POST /sessions",
+      "POST /sessions/:id/close",
+      "POST /sessions/:id/input",
+      "POST /sessions/:id/interrupt",
+      "POST /sessions/:id/kill",
+      "POST /sessions/:id/worktree/discard",
+      "POST /sessions/:id/worktree/land",
+      "POST /sessions/restricted",
+      "POST /shutdown",
+      "GET /sessions/:id/worktree/diff",
+    ].sort(),
+  );
 });
 
 Deno.test("every route that changes anything is owner-only; /actions decides per action (D23)", () => {

@@ -91,8 +91,35 @@ Deno.test("renderResult() holds the run's facts, usage, worktree and how to read
   assert.match(text, /2 files changed, \+10 −3 \(1 uncommitted\), aaaaaaaaaaaa..bbbbbbbbbbbb/);
   assert.match(
     text,
-    /## Result\n\nI fixed \*\*two\*\* bugs.\n\n## Full log\n\n[^\n]*\n\n {4}svc events ses_1\n$/,
+    /## Result\n\nI fixed \*\*two\*\* bugs.\n\n## Review\n\n[^]*\n## Full log\n\n[^\n]*\n\n {4}svc events ses_1\n$/,
   );
+  // D27: the exact commands to review, land or discard an isolated run's work, and its diff stat.
+  assert.match(text, /\n {4}svc worktrees diff ses_1\n/);
+  assert.match(text, /\n {4}svc worktrees land ses_1 --squash\n/);
+  assert.match(text, /\n {4}svc worktrees discard ses_1 --force\n/);
+  const stat = {
+    sessionId: "ses_1",
+    baseCommit: "a".repeat(40),
+    headCommit: "b".repeat(40),
+    changedFiles: 2,
+    insertions: 10,
+    deletions: 3,
+    files: [
+      { path: "src/new.ts", oldPath: "src/old.ts", insertions: 10, deletions: 3, binary: false },
+      { path: "logo.png", oldPath: null, insertions: null, deletions: null, binary: true },
+    ],
+  };
+  assert.match(
+    renderResult(run, routine, stat),
+    /## Review\n\n```\n\+10 -3 {9}src\/old\.ts => src\/new\.ts\nbinary {9}logo\.png\n2 files changed, \+10 -3\n```\n/,
+  );
+  const empty = renderResult(run, routine, { ...stat, changedFiles: 0, files: [] });
+  assert.match(
+    empty,
+    /The worktree has no changes\. Remove it with:\n\n {4}svc worktrees discard ses_1\n/,
+  );
+  const removed = { ...run, worktree: { ...run.worktree!, removedAt: "2026-11-24T00:00:00.000Z" } };
+  assert.doesNotMatch(renderResult(removed, routine), /## Review/);
   const bare = renderResult(
     { ...run, sessionId: null, usage: null, worktree: null, summary: null },
     routine,

@@ -13,8 +13,34 @@ Deno.test("parseConfig() applies defaults to an empty object", () => {
     turnTimeoutMinutes: 30,
     approvals: { interactive: "ask", unattended: "deny", timeoutSeconds: 600 },
     worktrees: { keep: 10 },
+    worktreeSetup: {},
     notify: null,
   });
+});
+
+Deno.test("parseConfig() takes worktreeSetup per project root and refuses paths leaving the checkout (D27)", () => {
+  const setup = { copy: [".env", "config/local.json"], run: [["npm", "ci"]], timeoutSeconds: 60 };
+  const config = parseConfig(
+    JSON.stringify({ worktreeSetup: { "/home/me/project": setup } }),
+    "config.json",
+  );
+  assert.deepEqual(config.worktreeSetup, { "/home/me/project": setup });
+  for (const copy of ["../x", "/etc/passwd", "a/../../b"]) {
+    assert.throws(
+      () =>
+        parseConfig(
+          JSON.stringify({ worktreeSetup: { "/home/me/project": { copy: [copy] } } }),
+          "config.json",
+        ),
+      (error: Error) =>
+        error instanceof ConfigError &&
+        /worktreeSetup\.\/home\/me\/project\.copy\.0/.test(error.message),
+    );
+  }
+  assert.throws(
+    () => parseConfig(JSON.stringify({ worktreeSetup: { "/p": { run: [[]] } } }), "config.json"),
+    ConfigError,
+  );
 });
 
 Deno.test("parseConfig() takes protocol harnesses and conversation timeouts (D16)", () => {

@@ -329,3 +329,108 @@ Deno.test("a daemon killed mid-run leaves a worktree that restart counts and pru
     await removeTree(repo);
   }
 });
+
+Deno.test("worktree setup copies .env and runs an install before the agent, which sees both (D27)", async () => {
+  const repo = await gitRepository();
+  await Deno.writeTextFile(`${repo}/.gitignore`, ".env\n");
+  await git(repo, "add", ".gitignore");
+  await git(repo, "commit", "-q", "-m", "ignore .env");
+  await Deno.writeTextFile(`${repo}/.env`, "TOKEN=from-the-checkout\n");
+  const install = [
+    Deno.execPath(),
+    "eval",
+    "await Deno.writeTextFile('installed.txt', 'installed\\n'); console.log('install done')",
+  ];
+  await using t = await startTestDaemon({
+    configJson: {
+      harnesses: fixtureHarnesses(),
+      worktreeSetup: { [repo]: { copy: [".env", "not-there.txt"], run: [install] } },
+    },
+    scheduler: false,
+  });
+  try {
+    const { runId, sessionId } = await startRun(
+      t,
+      routine("setup", repo, "cat .env; cat installed.txt; exit 0"),
+    );
+    const session = await waitForEnd(t.client, sessionId) as AnyJson;
+    assert.equal(session.status, "completed");
+    const events = await allEvents(t.client, sessionId);
+    const setup = events.filter((event) => event.kind === "worktree.setup")
+      .map((event) => event.payload as AnyJson);
+    assert.deepEqual(setup.map((step) => [step.step, step.path ?? step.exitCode]), [
+      ["copy", ".env"],
+      ["copy", "not-there.txt"],
+      ["run", 0],
+    ]);
+    assert.equal(setup[0].copied, true);
+    assert.equal(setup[1].copied, false);
+    assert.equal(setup[2].stdout, "install done\n");
+    const printed = events.filter((event) => event.kind === "output")
+      .map((event) => event.payload.data).join("");
+    assert.match(printed, /^TOKEN=.*\ninstalled\n$/); // The agent saw the copied .env.
+    assert.match(printed, /installed\n$/);
+    assert.equal(
+      await Deno.readTextFile(`${session.worktree.path}/.env`),
+      "TOKEN=from-the-checkout\n",
+    );
+    let run = await runRecord(t, "setup", runId);
+    for (const deadline = Date.now() + 10_000; run.status === "running";) {
+      assert.ok(Date.now() < deadline);
+      run = await runRecord(t, "setup", runId);
+    }
+    assert.equal(run.status, "succeeded");
+  } finally {
+    await removeTree(repo);
+  }
+});
+
+Deno.test("a failing setup command fails the run with worktree_setup_failed and keeps the worktree (D27)", async () => {
+  const repo = await gitRepository();
+  await using t = await startTestDaemon({
+    configJson: { harnesses: fixtureHarnesses() },
+    scheduler: false,
+  });
+  try {
+    const fail = [Deno.execPath(), "eval", "console.error('no network'); Deno.exit(3)"];
+    await act(t, "svc.automations.create", {
+      definition: routine("broken", repo, "write agent.txt ran; exit 0", {
+        worktreeSetup: { run: [fail], timeoutSeconds: 60 },
+      }),
+    });
+    const started = await t.client.post<AnyJson>("/actions", {
+      action: "svc.automations.run",
+      id: "broken",
+    });
+    const result = started.body.result ?? started.body.error?.details ?? {};
+    let run: AnyJson | undefined;
+    for (const deadline = Date.now() + 20_000;;) {
+      const runs = await act(t, "svc.automations.runs", { id: "broken" });
+      run = runs.runs[0];
+      if (run && run.status !== "running") break;
+      assert.ok(Date.now() < deadline, JSON.stringify(started.body));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.equal(run!.status, "failed", JSON.stringify(run));
+    assert.equal(run!.error.code, "worktree_setup_failed");
+    const sessionId = run!.sessionId ?? result.sessionId;
+    const session = (await t.client.get<AnyJson>(`/sessions/${sessionId}`)).body;
+    assert.equal(session.status, "failed");
+    assert.ok((await Deno.stat(session.worktree.path)).isDirectory, "the worktree is kept");
+    await assert.rejects(() => Deno.stat(`${session.worktree.path}/agent.txt`)); // No agent ran.
+    const events = await allEvents(t.client, sessionId);
+    const setup = events.find((event) => event.kind === "worktree.setup")!;
+    const payload = setup.payload as AnyJson;
+    assert.equal(payload.exitCode, 3);
+    assert.equal(payload.stderr, "no network\n");
+    // A copy path leaving the checkout is refused when the routine is defined.
+    const refused = await t.client.post<AnyJson>("/actions", {
+      action: "svc.automations.create",
+      definition: routine("escape", repo, "exit 0", { worktreeSetup: { copy: ["../x"] } }),
+    });
+    assert.equal(refused.status, 400);
+    assert.equal(refused.body.error.details.field, "definition.worktreeSetup.copy.0");
+  } finally {
+    await removeTree(repo);
+  }
+});

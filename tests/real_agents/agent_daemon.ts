@@ -23,6 +23,8 @@ const LAUNCH_MODEL: Partial<Record<Harness, string>> = { gemini: AGENT_MODELS.ge
 /** A daemon, its fake provider and a project directory, for one harness. */
 export interface AgentDaemon extends AsyncDisposable {
   readonly harness: string;
+  /** The daemon's home (`svc --home` of CLI commands). */
+  readonly home: string;
   readonly provider: FakeProvider;
   readonly client: SvcClient;
   readonly project: string;
@@ -70,6 +72,7 @@ export async function startAgentDaemon(
 
   return {
     harness,
+    home,
     provider,
     client,
     project,

@@ -1,0 +1,628 @@
+/**
+ * Reviewing and landing an isolated run's work (D27): its diff against the
+ * base commit, taking it into the owner's checked-out branch, discarding it.
+ *
+ * Landing computes the result entirely outside the owner's checkout (a
+ * scratch index for uncommitted work, `git merge-tree --write-tree` and
+ * `commit-tree` for squash and merge, a scratch worktree for rebase), checks
+ * that the checkout's HEAD is a branch and that none of the files the land
+ * touches has local changes, and only then moves the checkout with
+ * `git merge --ff-only`, which itself refuses rather than overwrite. Every
+ * refusal leaves the checkout's HEAD, index and files as they were.
+ */
+import { join } from "node:path";
+import { type Clock, isoTime } from "../clock.ts";
+import { ServiceError, sessionNotFound } from "../errors.ts";
+import type { OwnedProcesses } from "../sessions/owned_processes.ts";
+import type { RunsStore } from "../store/runs_store.ts";
+import type { SessionRow, SessionsStore } from "../store/sessions_store.ts";
+import { git, gitOk, type GitOptions, gitPage, type GitResult } from "./git.ts";
+import type { WorktreeRecord } from "./worktree_record.ts";
+import type { Worktrees } from "./worktrees.ts";
+
+export const LAND_MODES = ["squash", "merge", "rebase"] as const;
+export type LandMode = typeof LAND_MODES[number];
+
+/** One file of a worktree's diff stat. */
+export interface DiffFile {
+  path: string;
+  /** The path before a rename; null otherwise. */
+  oldPath: string | null;
+  /** Null for a binary file. */
+  insertions: number | null;
+  deletions: number | null;
+  binary: boolean;
+}
+
+/** `?stat=1`: the counts of the diff against the base commit. */
+export interface DiffStatPage {
+  sessionId: string;
+  baseCommit: string;
+  headCommit: string;
+  changedFiles: number;
+  insertions: number;
+  deletions: number;
+  files: DiffFile[];
+}
+
+/** A byte range of the unified diff against the base commit. */
+export interface DiffPage {
+  sessionId: string;
+  baseCommit: string;
+  headCommit: string;
+  /** The whole diff's size in bytes. */
+  bytes: number;
+  offset: number;
+  bytesRead: Uint8Array<ArrayBuffer>;
+}
+
+/** What a land did. */
+export interface Landed {
+  sessionId: string;
+  mode: LandMode;
+  /** The owner's branch (`refs/heads/...`) that was moved. */
+  branch: string;
+  previousCommit: string;
+  landedCommit: string;
+  landedAt: string;
+  /** The commit of the worktree's uncommitted changes, when there were some. */
+  uncommittedCommit: string | null;
+}
+
+/** What a discard did. */
+export interface Discarded {
+  sessionId: string;
+  path: string;
+  branch: string;
+  branchDeleted: boolean;
+}
+
+/** Each git command of a diff or a land gets this long. */
+const GIT_TIMEOUT_MS = 120_000;
+/** Identity of commits when the owner's git has none configured. */
+const FALLBACK_IDENTITY = {
+  GIT_AUTHOR_NAME: "svc",
+  GIT_AUTHOR_EMAIL: "svc@localhost",
+  GIT_COMMITTER_NAME: "svc",
+  GIT_COMMITTER_EMAIL: "svc@localhost",
+};
+/** Settings no user configuration may change while svc computes a land. */
+const NEUTRAL = ["-c", "commit.gpgSign=false", "-c", "core.quotePath=false"];
+/** Diff output that is git's own, whatever the owner configured (no external diff, no textconv). */
+const DIFF_FLAGS = [
+  "--no-color",
+  "--no-ext-diff",
+  "--no-textconv",
+  "--find-renames",
+  "--src-prefix=a/",
+  "--dst-prefix=b/",
+];
+
+/** The diff, land and discard of isolated sessions' worktrees (D27). */
+export class WorktreeReview {
+  readonly #sessions: SessionsStore;
+  readonly #runs: RunsStore;
+  readonly #worktrees: Worktrees;
+  readonly #clock: Clock;
+  readonly #root: string;
+  readonly #processes: OwnedProcesses | undefined;
+  /** One land at a time per repository. */
+  readonly #locks = new Map<string, Promise<unknown>>();
+  /** Whether this git has `merge-tree --write-tree` (2.38 and later), once asked. */
+  #gitChecked: Promise<void> | null = null;
+
+  constructor(options: {
+    sessions: SessionsStore;
+    runs: RunsStore;
+    worktrees: Worktrees;
+    clock: Clock;
+    /** `$SVC_HOME/worktrees`: scratch worktrees of a rebase go there. */
+    root: string;
+    processes?: OwnedProcesses;
+  }) {
+    this.#sessions = options.sessions;
+    this.#runs = options.runs;
+    this.#worktrees = options.worktrees;
+    this.#clock = options.clock;
+    this.#root = options.root;
+    this.#processes = options.processes;
+  }
+
+  /**
+   * Bytes `offset` to `offset + length` of the unified diff of the worktree
+   * against its base: commits, staged, unstaged and new (not ignored) files.
+   * A binary file shows as git's "Binary files ... differ" line.
+   */
+  async diff(sessionId: string, offset: number, length: number): Promise<DiffPage> {
+    const { record } = await this.#entry(sessionId);
+    return await this.#withSnapshot(record, async (env, headCommit) => {
+      const page = await gitPage(
+        ["diff", "--cached", ...DIFF_FLAGS, record.baseCommit, "--"],
+        this.#options(record.path, env),
+        offset,
+        length,
+      );
+      if (page.code !== 0) throw new Error(`git diff failed: ${page.stderr}`);
+      return {
+        sessionId,
+        baseCommit: record.baseCommit,
+        headCommit,
+        bytes: page.total,
+        offset: Math.min(offset, page.total),
+        bytesRead: page.bytes,
+      };
+    });
+  }
+
+  /** The diff's counts per file and in all (`?stat=1`). */
+  async stat(sessionId: string): Promise<DiffStatPage> {
+    const { record } = await this.#entry(sessionId);
+    return await this.#withSnapshot(record, async (env, headCommit) => {
+      const numstat = await this.#gitOk(
+        ["diff", "--cached", "--numstat", "-z", ...DIFF_FLAGS, record.baseCommit, "--"],
+        this.#options(record.path, env),
+      );
+      const files = parseNumstatFiles(numstat);
+      return {
+        sessionId,
+        baseCommit: record.baseCommit,
+        headCommit,
+        changedFiles: files.length,
+        insertions: files.reduce((sum, file) => sum + (file.insertions ?? 0), 0),
+        deletions: files.reduce((sum, file) => sum + (file.deletions ?? 0), 0),
+        files,
+      };
+    });
+  }
+
+  /** Lands the worktree's work on the owner's checked-out branch (see the module comment). */
+  async land(sessionId: string, request: { mode: LandMode; message?: string }): Promise<Landed> {
+    const { row, record } = await this.#entry(sessionId);
+    if (row.status === "running") {
+      throw new ServiceError(
+        "session_live",
+        409,
+        `Session "${sessionId}" is still running: land its work once it has ended`,
+        { sessionId },
+      );
+    }
+    if (record.landedAt) {
+      throw new ServiceError(
+        "already_landed",
+        409,
+        `The work of session "${sessionId}" was landed at ${record.landedAt} as ${record.landedCommit}`,
+        { sessionId, landedCommit: record.landedCommit ?? null },
+      );
+    }
+    this.#gitChecked ??= this.#checkGit();
+    await this.#gitChecked.catch((error) => {
+      this.#gitChecked = null;
+      throw error;
+    });
+    return await this.#locked(record.repository, () => this.#land(row, record, request));
+  }
+
+  /** Landing needs `git merge-tree --write-tree`: git 2.38 or later. */
+  async #checkGit(): Promise<void> {
+    const version = await this.#gitOk(["--version"], this.#options(this.#root));
+    const match = /(\d+)\.(\d+)/.exec(version);
+    if (match && (Number(match[1]) > 2 || (Number(match[1]) === 2 && Number(match[2]) >= 38))) {
+      return;
+    }
+    throw new ServiceError(
+      "git_unsupported",
+      500,
+      `Landing needs git 2.38 or later (merge-tree --write-tree); this is ${version.trim()}`,
+    );
+  }
+
+  /**
+   * Removes the worktree and deletes its branch. Work never landed
+   * (commits beyond base or uncommitted changes) needs `force`.
+   */
+  async discard(sessionId: string, force: boolean): Promise<Discarded> {
+    const { row, record } = await this.#entry(sessionId);
+    if (row.status === "running") {
+      throw new ServiceError(
+        "session_live",
+        409,
+        `Session "${sessionId}" is still running: discard its worktree once it has ended`,
+        { sessionId },
+      );
+    }
+    if (!force && !record.landedAt) {
+      const ahead = await this.#gitOk(
+        ["rev-list", "--count", `${record.baseCommit}..HEAD`],
+        this.#options(record.path),
+      );
+      const status = await this.#gitOk(
+        ["status", "--porcelain", "-z", "--untracked-files=all"],
+        this.#options(record.path),
+      );
+      const commits = Number(ahead.trim());
+      const uncommittedFiles = status.split("\0").filter((entry) => entry !== "").length;
+      if (commits > 0 || uncommittedFiles > 0) {
+        throw new ServiceError(
+          "unlanded_work",
+          409,
+          `The worktree of session "${sessionId}" holds work never landed ` +
+            `(${commits} commits, ${uncommittedFiles} uncommitted files): force discards it`,
+          { sessionId, commits, uncommittedFiles },
+        );
+      }
+    }
+    await this.#locked(record.repository, async () => {
+      await this.#worktrees.remove(sessionId, record, true);
+      const exists = await this.#git(
+        ["rev-parse", "--verify", "--quiet", `refs/heads/${record.branch}`],
+        this.#options(record.repository),
+      );
+      if (exists.code === 0) {
+        await this.#gitOk(["branch", "-D", record.branch], this.#options(record.repository));
+      }
+    });
+    const stored = this.#sessions.get(sessionId);
+    if (row.run_id && stored?.worktree_json) {
+      this.#runs.update(row.run_id, { worktree: JSON.parse(stored.worktree_json) });
+    }
+    return { sessionId, path: record.path, branch: record.branch, branchDeleted: true };
+  }
+
+  async #land(
+    row: SessionRow,
+    record: WorktreeRecord,
+    request: { mode: LandMode; message?: string },
+  ): Promise<Landed> {
+    const repo = record.repository;
+    const identity = await this.#identity(repo);
+    // 1. The worktree's uncommitted work as a commit on top of its HEAD, made
+    //    without touching its index or branch yet.
+    const worktreeHead = await this.#rev(record.path, "HEAD");
+    const tip = await this.#withSnapshot(record, async (env, _head, tree) => {
+      if (tree === await this.#rev(record.path, "HEAD^{tree}")) return null;
+      const message = request.message ?? `Uncommitted work of svc session ${row.id}`;
+      return (await this.#gitOk(
+        [...NEUTRAL, "commit-tree", tree, "-p", worktreeHead, "-m", message],
+        this.#options(record.path, { ...env, ...identity }),
+      )).trim();
+    });
+    const work = tip ?? worktreeHead;
+    if (work === record.baseCommit) throw nothingToLand(row.id, "the worktree has no changes");
+    // 2. The owner's checkout: on a branch.
+    const symbolic = await this.#git(["symbolic-ref", "-q", "HEAD"], this.#options(repo));
+    if (symbolic.code !== 0) {
+      throw landConflict(
+        row.id,
+        "detached_head",
+        [],
+        `HEAD of "${repo}" is detached: check out a branch to land on`,
+      );
+    }
+    const branch = symbolic.stdout.trim();
+    const target = await this.#rev(repo, "HEAD");
+    const contained = await this.#git(
+      ["merge-base", "--is-ancestor", work, target],
+      this.#options(repo),
+    );
+    if (contained.code === 0) throw nothingToLand(row.id, `${branch} already contains it`);
+    // 3. The result, computed without touching the checkout.
+    const result = request.mode === "rebase"
+      ? await this.#rebased(row.id, record, work, target, identity)
+      : await this.#merged(row.id, record, work, target, identity, request);
+    if (result === target) throw nothingToLand(row.id, `${branch} already holds its changes`);
+    // 4. The files the land touches must have no local changes in the checkout.
+    const touched = new Set(
+      (await this.#gitOk(
+        ["diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", target, result, "--"],
+        this.#options(repo),
+      )).split("\0").filter((path) => path !== ""),
+    );
+    const dirty = parseStatusPaths(
+      await this.#gitOk(
+        ["status", "--porcelain", "-z", "--untracked-files=all", "--no-renames"],
+        this.#options(repo),
+      ),
+    ).filter((path) => touched.has(path));
+    if (dirty.length > 0) {
+      throw landConflict(
+        row.id,
+        "dirty_checkout",
+        dirty,
+        `The checkout "${repo}" has local changes in files the land touches: commit or stash them first`,
+      );
+    }
+    // 5. Move the checkout: a fast-forward to a commit whose parent is its HEAD.
+    const moved = await this.#git(
+      ["merge", "--ff-only", "--quiet", "--no-verify-signatures", result],
+      this.#options(repo),
+    );
+    if (moved.code !== 0) {
+      throw landConflict(
+        row.id,
+        "checkout_changed",
+        [],
+        `git refused to move "${repo}" to the landed commit: ${moved.stderr}`,
+      );
+    }
+    // 6. The worktree's branch gains the commit of its uncommitted work.
+    if (tip !== null) {
+      await this.#git(
+        ["update-ref", "-m", "svc land", `refs/heads/${record.branch}`, tip, worktreeHead],
+        this.#options(record.path),
+      );
+      await this.#git(["reset", "-q", "--mixed", tip], this.#options(record.path));
+    }
+    const landedAt = isoTime(this.#clock.now());
+    const landed: WorktreeRecord = {
+      ...record,
+      headCommit: work,
+      landedAt,
+      landedCommit: result,
+      landedMode: request.mode,
+    };
+    this.#sessions.update(row.id, { worktree_json: JSON.stringify(landed) });
+    if (row.run_id) this.#runs.update(row.run_id, { worktree: landed });
+    return {
+      sessionId: row.id,
+      mode: request.mode,
+      branch,
+      previousCommit: target,
+      landedCommit: result,
+      landedAt,
+      uncommittedCommit: tip,
+    };
+  }
+
+  /** Squash (one commit on the target) or merge (a merge commit), via merge-tree. */
+  async #merged(
+    sessionId: string,
+    record: WorktreeRecord,
+    work: string,
+    target: string,
+    identity: Record<string, string>,
+    request: { mode: LandMode; message?: string },
+  ): Promise<string> {
+    const repo = record.repository;
+    const merged = await this.#git(
+      [
+        ...NEUTRAL,
+        "merge-tree",
+        "--write-tree",
+        "--name-only",
+        "--no-messages",
+        "-z",
+        target,
+        work,
+      ],
+      this.#options(repo),
+    );
+    const [tree, ...rest] = merged.stdout.split("\0");
+    if (merged.code === 1) {
+      const files = [...new Set(rest.filter((path) => path !== ""))];
+      throw landConflict(
+        sessionId,
+        "conflict",
+        files,
+        `Landing conflicts with ${files.length} files of the checkout's branch`,
+      );
+    }
+    if (merged.code !== 0) throw new Error(`git merge-tree failed: ${merged.stderr}`);
+    if (request.mode === "squash" && tree === await this.#rev(repo, `${target}^{tree}`)) {
+      return target;
+    }
+    const message = request.message ??
+      (request.mode === "merge"
+        ? `Merge branch '${record.branch}'`
+        : await this.#squashMessage(record, work));
+    const parents = request.mode === "merge" ? ["-p", target, "-p", work] : ["-p", target];
+    return (await this.#gitOk(
+      [...NEUTRAL, "commit-tree", tree, ...parents, "-m", message],
+      this.#options(repo, identity),
+    )).trim();
+  }
+
+  /** Rebase: the work's commits replayed on the target in a scratch worktree, then dropped. */
+  async #rebased(
+    sessionId: string,
+    record: WorktreeRecord,
+    work: string,
+    target: string,
+    identity: Record<string, string>,
+  ): Promise<string> {
+    const repo = record.repository;
+    const scratch = join(this.#root, `${sessionId}.land`);
+    await Deno.remove(scratch, { recursive: true }).catch(() => {});
+    await this.#git(["worktree", "prune"], this.#options(repo));
+    await this.#gitOk(
+      ["worktree", "add", "--quiet", "--detach", scratch, work],
+      this.#options(repo),
+    );
+    try {
+      const options = this.#options(scratch, identity);
+      const rebased = await this.#git(
+        [
+          ...NEUTRAL,
+          "-c",
+          "rebase.autoStash=false",
+          "-c",
+          "rebase.updateRefs=false",
+          "rebase",
+          "--quiet",
+          "--no-autosquash",
+          "--onto",
+          target,
+          record.baseCommit,
+        ],
+        options,
+      );
+      if (rebased.code !== 0) {
+        const unmerged = await this.#git(
+          ["diff", "--name-only", "-z", "--diff-filter=U"],
+          options,
+        );
+        const files = [...new Set(unmerged.stdout.split("\0").filter((path) => path !== ""))];
+        await this.#git(["rebase", "--abort"], options);
+        throw landConflict(
+          sessionId,
+          "conflict",
+          files,
+          files.length > 0
+            ? `Rebasing conflicts with ${files.length} files of the checkout's branch`
+            : `git rebase failed: ${rebased.stderr}`,
+        );
+      }
+      return await this.#rev(scratch, "HEAD");
+    } finally {
+      await this.#git(["worktree", "remove", "--force", scratch], this.#options(repo));
+      await Deno.remove(scratch, { recursive: true }).catch(() => {});
+      await this.#git(["worktree", "prune"], this.#options(repo));
+    }
+  }
+
+  /** A squash commit's message: the branch, then the subjects it squashes. */
+  async #squashMessage(record: WorktreeRecord, work: string): Promise<string> {
+    const subjects = await this.#gitOk(
+      ["log", "--reverse", "--format=* %s", `${record.baseCommit}..${work}`],
+      this.#options(record.repository),
+    );
+    return `Land ${record.branch}\n\n${subjects.trim()}\n`;
+  }
+
+  /** The owner's identity for commits, or svc's when git has none configured. */
+  async #identity(repo: string): Promise<Record<string, string>> {
+    const author = await this.#git(["var", "GIT_AUTHOR_IDENT"], this.#options(repo));
+    const committer = await this.#git(["var", "GIT_COMMITTER_IDENT"], this.#options(repo));
+    return author.code === 0 && committer.code === 0 ? {} : FALLBACK_IDENTITY;
+  }
+
+  /**
+   * Runs `body` with a scratch index holding the worktree's files as they
+   * are (`git add --all` respects .gitignore), its tree written; the
+   * worktree's own index is untouched.
+   */
+  async #withSnapshot<T>(
+    record: WorktreeRecord,
+    body: (env: Record<string, string>, headCommit: string, tree: string) => Promise<T>,
+  ): Promise<T> {
+    const options = this.#options(record.path);
+    const headCommit = await this.#rev(record.path, "HEAD");
+    const index = (await this.#gitOk(
+      ["rev-parse", "--path-format=absolute", "--git-path", "index"],
+      options,
+    )).trim();
+    const scratch = await Deno.makeTempFile({ prefix: "svc-index-" });
+    try {
+      // A copy of the index keeps git's stat cache: files that did not change are not re-read.
+      await Deno.copyFile(index, scratch).catch(() => Deno.remove(scratch));
+      const env = { GIT_INDEX_FILE: scratch };
+      await this.#gitOk(["add", "--all"], { ...options, env });
+      const tree = (await this.#gitOk(["write-tree"], { ...options, env })).trim();
+      return await body(env, headCommit, tree);
+    } finally {
+      await Deno.remove(scratch).catch(() => {});
+    }
+  }
+
+  /** The session and its worktree, which must exist and not be removed. */
+  async #entry(sessionId: string): Promise<{ row: SessionRow; record: WorktreeRecord }> {
+    const row = this.#sessions.get(sessionId);
+    if (!row) throw sessionNotFound(sessionId);
+    if (row.worktree_json === null) {
+      throw new ServiceError(
+        "worktree_not_found",
+        404,
+        `Session "${sessionId}" did not run in a worktree (isolation "worktree", D20)`,
+        { sessionId },
+      );
+    }
+    const record = JSON.parse(row.worktree_json) as WorktreeRecord;
+    const gone = record.removedAt !== null ||
+      !await Deno.stat(record.path).then((info) => info.isDirectory, () => false);
+    if (gone) {
+      throw new ServiceError(
+        "worktree_removed",
+        409,
+        `The worktree of session "${sessionId}" was removed` +
+          (record.removedAt ? ` at ${record.removedAt}` : ""),
+        { sessionId, removedAt: record.removedAt },
+      );
+    }
+    return { row, record };
+  }
+
+  async #locked<T>(key: string, body: () => Promise<T>): Promise<T> {
+    const before = this.#locks.get(key) ?? Promise.resolve();
+    const run = before.catch(() => {}).then(body);
+    this.#locks.set(key, run);
+    try {
+      return await run;
+    } finally {
+      if (this.#locks.get(key) === run) this.#locks.delete(key);
+    }
+  }
+
+  async #rev(cwd: string, revision: string): Promise<string> {
+    return (await this.#gitOk(["rev-parse", "--verify", revision], this.#options(cwd))).trim();
+  }
+
+  #options(cwd: string, env?: Record<string, string>): GitOptions {
+    return { cwd, env, timeoutMs: GIT_TIMEOUT_MS, processes: this.#processes };
+  }
+
+  #git(args: readonly string[], options: GitOptions): Promise<GitResult> {
+    return git(args, options);
+  }
+
+  #gitOk(args: readonly string[], options: GitOptions): Promise<string> {
+    return gitOk(args, options);
+  }
+}
+
+/** 409 `land_conflict` (D27): nothing was changed; `details.files` names the files. */
+function landConflict(
+  sessionId: string,
+  reason: "detached_head" | "dirty_checkout" | "conflict" | "checkout_changed",
+  files: string[],
+  message: string,
+): ServiceError {
+  return new ServiceError("land_conflict", 409, `${message}; nothing was changed`, {
+    sessionId,
+    reason,
+    files,
+  });
+}
+
+function nothingToLand(sessionId: string, why: string): ServiceError {
+  return new ServiceError("nothing_to_land", 409, `Nothing to land: ${why}`, { sessionId });
+}
+
+/**
+ * Files of `git diff --numstat -z` with renames on: `ins<TAB>del<TAB>path<NUL>`,
+ * or for a rename `ins<TAB>del<TAB><NUL>old<NUL>new<NUL>`. Pure.
+ */
+export function parseNumstatFiles(output: string): DiffFile[] {
+  const parts = output.split("\0");
+  const files: DiffFile[] = [];
+  for (let i = 0; i < parts.length; i++) {
+    const match = /^(\d+|-)\t(\d+|-)\t(.*)$/s.exec(parts[i]);
+    if (!match) continue;
+    const binary = match[1] === "-";
+    const counts = {
+      insertions: binary ? null : Number(match[1]),
+      deletions: binary ? null : Number(match[2]),
+      binary,
+    };
+    if (match[3] === "") {
+      files.push({ path: parts[i + 2], oldPath: parts[i + 1], ...counts });
+      i += 2;
+    } else {
+      files.push({ path: match[3], oldPath: null, ...counts });
+    }
+  }
+  return files;
+}
+
+/** Paths of `git status --porcelain -z --no-renames`: `XY path<NUL>`. Pure. */
+export function parseStatusPaths(output: string): string[] {
+  return output.split("\0").filter((entry) => entry.length > 3).map((entry) => entry.slice(3));
+}
