@@ -33,6 +33,7 @@ function harness(
   const clock = new FakeClock(0);
   const written: string[] = [];
   const recorded: Array<[string, Record<string, unknown>]> = [];
+  const published: Array<[string, Record<string, unknown>]> = [];
   const calls: string[] = [];
   const adapter = stepAdapter(options.handshake ?? true);
   const io: ConversationIo = {
@@ -41,6 +42,7 @@ function harness(
       recorded.push([kind, payload]);
       return Promise.resolve();
     },
+    publish: (kind, payload) => published.push([kind, payload]),
     closeInput: () => calls.push("closeInput"),
     kill: () => calls.push("kill"),
     changed: () => {},
@@ -58,7 +60,7 @@ function harness(
   });
   const emit = (...steps: AdapterStep[]) => conversation.onStdout(JSON.stringify(steps) + "\n");
   const kinds = () => recorded.map(([kind]) => kind);
-  return { clock, written, recorded, calls, adapter, conversation, emit, kinds };
+  return { clock, written, recorded, published, calls, adapter, conversation, emit, kinds };
 }
 
 const READY: AdapterStep = { type: "ready", agentSessionId: "s1", model: null, agentVersion: null };
