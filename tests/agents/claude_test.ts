@@ -141,10 +141,15 @@ Deno.test("claude adapter: api_retry lines are notices and the failed turn state
   await t.step("unreachable provider", async () => {
     const { steps } = await replay("api_retry_unreachable");
     assert.deepEqual(
-      stepsOf(steps, "notice").map(({ level, attempt, maxAttempts }) => [level, attempt, maxAttempts]),
+      stepsOf(steps, "notice").map((
+        { level, attempt, maxAttempts },
+      ) => [level, attempt, maxAttempts]),
       [["warning", 1, 2], ["warning", 2, 2]],
     );
-    assert.match(stepsOf(steps, "notice")[0].message, /^no answer from the API \(unknown\), next try in \d/);
+    assert.match(
+      stepsOf(steps, "notice")[0].message,
+      /^no answer from the API \(unknown\), next try in \d/,
+    );
     const [turn] = stepsOf(steps, "turn_end");
     assert.equal(turn.status, "failed");
     assert.equal(turn.reason, "API Error: Unable to connect to API (ConnectionRefused)");

@@ -455,7 +455,8 @@ Deno.test("codex transcript reconnecting: error notifications with willRetry are
   assertDeep(notices[0], {
     type: "notice",
     level: "warning",
-    message: "Codex could not find bubblewrap on PATH. Install bubblewrap with your OS package manager. " +
+    message:
+      "Codex could not find bubblewrap on PATH. Install bubblewrap with your OS package manager. " +
       "See the sandbox prerequisites: https://developers.openai.com/codex/concepts/sandboxing#prerequisites. " +
       "Codex will use the bundled bubblewrap in the meantime.",
     attempt: null,
@@ -478,10 +479,15 @@ Deno.test("codex transcript reconnecting: error notifications with willRetry are
 Deno.test("createCodexAppServerAdapter() keeps agentMessage deltas (no opt-out) and maps a final error", () => {
   const adapter = createCodexAppServerAdapter({ cwd: "/w", model: null });
   const [initialize] = adapter.start().map((line) => JSON.parse(line));
-  assert.ok(!initialize.params.capabilities.optOutNotificationMethods.includes("item/agentMessage/delta"));
+  assert.ok(
+    !initialize.params.capabilities.optOutNotificationMethods.includes("item/agentMessage/delta"),
+  );
   const steps = feed(adapter, {
     method: "error",
-    params: { error: { message: "stream disconnected", additionalDetails: null }, willRetry: false },
+    params: {
+      error: { message: "stream disconnected", additionalDetails: null },
+      willRetry: false,
+    },
   });
   assertDeep(steps, [{
     type: "notice",

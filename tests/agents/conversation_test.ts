@@ -198,7 +198,9 @@ Deno.test("Conversation publishes deltas live, redacted as one message, and reco
   ]);
   assert.ok(h.published.every(([kind]) => kind === "agent.message.delta"));
   const streamed = h.published.map(([, p]) => p.text).join("");
-  const [, message] = h.recorded.find(([kind, p]) => kind === "agent.message" && p.role === "assistant")!;
+  const [, message] = h.recorded.find(([kind, p]) =>
+    kind === "agent.message" && p.role === "assistant"
+  )!;
   assert.equal(streamed, message.text, "the deltas join into the recorded message");
   assert.ok(!streamed.includes(secret));
   assert.deepEqual(h.published[0][1], { turn: 1, text: "Hello " });

@@ -319,7 +319,12 @@ Deno.test("createTranscript() prints partial text live and not the final message
     assert.equal(
       printed(plain(), [
         ["agent.message.delta", { text: "Hal" }],
-        ["agent.notice", { level: "warning", message: "529 overloaded", attempt: 2, maxAttempts: 10 }],
+        ["agent.notice", {
+          level: "warning",
+          message: "529 overloaded",
+          attempt: 2,
+          maxAttempts: 10,
+        }],
         ["agent.message.delta", { text: "f" }],
         ["agent.message", { role: "assistant", text: "Half done" }],
       ]),

@@ -206,17 +206,17 @@ function chatEvents(
   const deltas = "text" in answer
     ? textPieces(answer.text).map((content) => ({ role: "assistant", content }))
     : [{
-    role: "assistant",
-    tool_calls: [{
-      index: 0,
-      id: `call_fake_${usage.request}`,
-      type: "function",
-      function: {
-        name: answer.toolCall.name,
-        arguments: JSON.stringify(answer.toolCall.arguments),
-      },
-    }],
-  }];
+      role: "assistant",
+      tool_calls: [{
+        index: 0,
+        id: `call_fake_${usage.request}`,
+        type: "function",
+        function: {
+          name: answer.toolCall.name,
+          arguments: JSON.stringify(answer.toolCall.arguments),
+        },
+      }],
+    }];
   const finish = "text" in answer ? "stop" : "tool_calls";
   const events: SseEvent[] = [
     ...deltas.map((delta): SseEvent => [
