@@ -14,6 +14,7 @@ import { openStore } from "./store/store_identity.ts";
 import { SessionsStore } from "./store/sessions_store.ts";
 import { EventsStore } from "./store/events_store.ts";
 import { EventLog } from "./events/event_log.ts";
+import { LiveEvents } from "./events/live_events.ts";
 import { type LaunchSpec, Supervisor } from "./sessions/supervisor.ts";
 import { Worktrees } from "./worktrees/worktrees.ts";
 import { launchIsolated } from "./worktrees/isolated_launch.ts";
@@ -144,6 +145,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const eventLog = new EventLog(eventsStore, clock, log, {
       committed: (lastSeqs) => progress.committed(lastSeqs),
     });
+    const liveEvents = new LiveEvents(clock);
     resources.push(() => eventLog.shutdown());
     resources.push(() => progress.stop());
 
@@ -190,6 +192,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const supervisor = new Supervisor({
       sessions,
       events: eventLog,
+      live: liveEvents,
       spawner: options.spawner ?? denoSpawner,
       clock,
       log,
@@ -370,6 +373,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         sessions,
         events: eventsStore,
         log: eventLog,
+        live: liveEvents,
         feed,
         maxStreams: () => config.maxStreams,
         stopping: stopping.signal,

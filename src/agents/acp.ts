@@ -135,7 +135,7 @@ export function createAcpAdapter(context: AdapterContext): ProtocolAdapter {
         const steps = id !== null && messageId !== null && id !== messageId ? flushMessage() : [];
         if (id !== null) messageId = id;
         chunks.push(text);
-        return steps;
+        return [...steps, { type: "delta", text }];
       }
       case "tool_call":
       case "tool_call_update":

@@ -38,6 +38,7 @@ export function createClaudeAdapter(_context: AdapterContext): ProtocolAdapter {
   let lastTotalCost = 0;
 
   function onSystem(message: Json): AdapterStep[] {
+    if (message.subtype === "api_retry") return [retryNotice(message)];
     if (message.subtype !== "init") return [];
     const id = str(message.session_id);
     if (!ready) {
@@ -103,6 +104,8 @@ export function createClaudeAdapter(_context: AdapterContext): ProtocolAdapter {
   function onResult(message: Json): AdapterStep[] {
     const subtype = str(message.subtype) ?? "";
     const failed = message.is_error === true || subtype !== "success";
+    // A failed API call ends with subtype "success", `is_error` and the error as `result`.
+    const failure = subtype === "success" ? str(message.result) || "error" : subtype || "error";
     const interrupted = interrupting;
     interrupting = false;
     const usage = resultUsage(message, lastTotalCost);
@@ -110,7 +113,7 @@ export function createClaudeAdapter(_context: AdapterContext): ProtocolAdapter {
     return [{
       type: "turn_end",
       status: interrupted ? "interrupted" : failed ? "failed" : "completed",
-      reason: interrupted ? "interrupted" : failed ? subtype || "error" : null,
+      reason: interrupted ? "interrupted" : failed ? failure : null,
       result: str(message.result),
       usage,
     }];
@@ -163,6 +166,8 @@ export function createClaudeAdapter(_context: AdapterContext): ProtocolAdapter {
           return onUser(message);
         case "result":
           return onResult(message);
+        case "stream_event":
+          return textDelta(message);
         case "control_request":
           return onControlRequest(message);
         default:
@@ -198,6 +203,38 @@ export function createClaudeAdapter(_context: AdapterContext): ProtocolAdapter {
       })];
     },
   };
+}
+
+/**
+ * A `system` `api_retry` line as a notice (D29): Claude Code retries a
+ * failing provider call (`error_status` null: no HTTP answer at all).
+ */
+function retryNotice(message: Json): AdapterStep {
+  const status = num(message.error_status);
+  const error = str(message.error) ?? "error";
+  const delayMs = num(message.retry_delay_ms);
+  const reason = status === null ? `no answer from the API (${error})` : `${status} ${error}`;
+  return {
+    type: "notice",
+    level: "warning",
+    message: delayMs === null ? reason : `${reason}, next try in ${(delayMs / 1000).toFixed(1)} s`,
+    attempt: num(message.attempt),
+    maxAttempts: num(message.max_retries),
+  };
+}
+
+/**
+ * The text of a `stream_event` line (`--include-partial-messages`) as a
+ * delta: only the main conversation's `text_delta`s, not a sub-agent's
+ * (those carry a `parent_tool_use_id`), nor tool input being written.
+ */
+function textDelta(message: Json): AdapterStep[] {
+  if (message.parent_tool_use_id !== null && message.parent_tool_use_id !== undefined) return [];
+  const event = obj(message.event);
+  const delta = obj(event?.delta);
+  if (event?.type !== "content_block_delta" || delta?.type !== "text_delta") return [];
+  const text = str(delta.text);
+  return text ? [{ type: "delta", text }] : [];
 }
 
 /** The turn's usage from a `result` line (D22): its tokens, and its share of the running cost. */

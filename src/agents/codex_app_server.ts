@@ -23,9 +23,11 @@ import { svcVersion } from "../version.ts";
 
 type RpcId = string | number;
 
-/** Streaming notifications svc never stores (D17): opting out keeps the audit log small. */
+/**
+ * Streaming notifications svc does not use: opting out keeps the audit log small. The
+ * assistant's text deltas stay: they become live `agent.message.delta` events (D29).
+ */
 const OPT_OUT = [
-  "item/agentMessage/delta",
   "item/reasoning/summaryTextDelta",
   "item/reasoning/summaryPartAdded",
   "item/reasoning/textDelta",
@@ -239,6 +241,19 @@ export function createCodexAppServerAdapter(context: AdapterContext): ProtocolAd
         return onItem(params, true);
       case "thread/tokenUsage/updated":
         return onTokenUsage(params);
+      case "item/agentMessage/delta": {
+        const text = str(params.delta);
+        return text ? [{ type: "delta", text }] : [];
+      }
+      case "error":
+        return [errorNotice(params)];
+      case "configWarning":
+      case "deprecationNotice": {
+        const summary = str(params.summary);
+        if (!summary) return [];
+        const level = method === "configWarning" ? "warning" : "info";
+        return [{ type: "notice", level, message: summary, attempt: null, maxAttempts: null }];
+      }
       case "serverRequest/resolved":
         // Codex withdrew the request itself (e.g. on interrupt): it takes no answer now.
         pending.delete(String(params.requestId));
@@ -298,6 +313,24 @@ export function createCodexAppServerAdapter(context: AdapterContext): ProtocolAd
       pending.delete(requestId);
       return [JSON.stringify({ id: approval.rpcId, result: approvalResult(approval, answer) })];
     },
+  };
+}
+
+/**
+ * An `error` notification as a notice (D29): with `willRetry` codex is
+ * retrying (e.g. "Reconnecting... waiting for network"); without, the turn
+ * fails with it and `turn/completed` says so.
+ */
+function errorNotice(params: Json): AdapterStep {
+  const error = obj(params.error);
+  const message = str(error?.message) ?? "error";
+  const details = str(error?.additionalDetails);
+  return {
+    type: "notice",
+    level: params.willRetry === true ? "warning" : "error",
+    message: details ? `${message}: ${details}` : message,
+    attempt: null,
+    maxAttempts: null,
   };
 }
 

@@ -8,7 +8,7 @@
  */
 import { ServiceError } from "../errors.ts";
 import type { Clock } from "../clock.ts";
-import { redactText } from "../events/redact.ts";
+import { redactText, StreamRedactor } from "../events/redact.ts";
 import { truncateUtf8 } from "../events/page.ts";
 import {
   type AdapterStep,
@@ -53,6 +53,8 @@ export interface ConversationIo {
   write(line: string): void;
   /** Appends a typed event; resolves once it is durable. */
   record(kind: string, payload: Record<string, unknown>): Promise<unknown>;
+  /** Sends a live-only event to the session's stream readers: never stored (D29). */
+  publish(kind: string, payload: Record<string, unknown>): void;
   /** Ends the child's input: the agent exits when it sees EOF. */
   closeInput(): void;
   /** Ends the session's process group (an agent that no longer answers). */
@@ -119,6 +121,8 @@ export class Conversation {
   #failure: string | null = null;
   #oneShot: boolean;
   #lastTurnStatus: TurnStatus | null = null;
+  /** Redacts the assistant message being streamed as one text, so deltas match its record. */
+  #deltaRedactor: StreamRedactor | null = null;
 
   constructor(
     adapter: ProtocolAdapter,
@@ -271,7 +275,19 @@ export class Conversation {
       case "session":
         this.#setState({ agentSessionId: step.agentSessionId });
         return;
+      case "delta":
+        this.#onDelta(step.text);
+        return;
+      case "notice":
+        void this.#io.record("agent.notice", {
+          level: step.level,
+          message: redactText(step.message),
+          ...(step.attempt !== null && { attempt: step.attempt }),
+          ...(step.maxAttempts !== null && { maxAttempts: step.maxAttempts }),
+        });
+        return;
       case "message":
+        this.#endDeltas();
         if (this.#turn !== null) this.#turn.lastMessage = step.text;
         void this.#io.record("agent.message", { role: "assistant", text: redactText(step.text) });
         return;
@@ -306,6 +322,30 @@ export class Conversation {
         if (!this.#inputClosed) this.#io.write(step.line);
         return;
     }
+  }
+
+  /**
+   * Publishes a piece of the message being written (D29), redacted as part of
+   * the whole message: text that may still become a secret is held back until
+   * the rest of it arrives, so the deltas join into the recorded message.
+   */
+  #onDelta(text: string): void {
+    const redactor = this.#deltaRedactor ??= new StreamRedactor();
+    const safe = redactor.push(text) + (redactor.release() ?? "");
+    this.#publishDelta(safe);
+  }
+
+  /** The message is complete: what the redactor still holds is sent, and the next starts anew. */
+  #endDeltas(): void {
+    const redactor = this.#deltaRedactor;
+    if (redactor === null) return;
+    this.#deltaRedactor = null;
+    this.#publishDelta(redactor.flush());
+  }
+
+  #publishDelta(text: string): void {
+    if (text === "") return;
+    this.#io.publish("agent.message.delta", { turn: this.#turn?.number ?? null, text });
   }
 
   async #onPermission(step: Extract<AdapterStep, { type: "permission" }>): Promise<void> {
@@ -363,6 +403,7 @@ export class Conversation {
     reported: Usage | null,
   ): void {
     const turn = this.#turn!;
+    this.#deltaRedactor = null; // Text streamed without a final message stays unrecorded.
     this.#turn = null;
     this.#disarm();
     const interrupted = turn.interruptReason !== null;

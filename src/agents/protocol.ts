@@ -33,6 +33,9 @@ export type TurnStatus = "completed" | "failed" | "interrupted";
 /** Status of one tool call (D17 `agent.tool.status`). */
 export type ToolStatus = "started" | "completed" | "failed" | "declined";
 
+/** How much an agent notice matters (D29 `agent.notice.level`). */
+export type NoticeLevel = "info" | "warning" | "error";
+
 /** One choice an agent offers on a permission request. */
 export interface PermissionOption {
   /** The adapter's id for it (ACP optionId, or "allow"/"deny"). */
@@ -55,8 +58,18 @@ export type AdapterStep =
   }
   /** The agent's session id became known or changed (claude reports it per turn). */
   | { type: "session"; agentSessionId: string }
-  /** A complete assistant message (deltas are never reported). */
+  /** A complete assistant message: the durable record of what the agent said. */
   | { type: "message"; text: string }
+  /** A piece of the assistant message being written, shown live and never stored (D29). */
+  | { type: "delta"; text: string }
+  /** What the agent says about its own progress, e.g. a retried provider call (D29). */
+  | {
+    type: "notice";
+    level: NoticeLevel;
+    message: string;
+    attempt: number | null;
+    maxAttempts: number | null;
+  }
   | {
     type: "tool";
     callId: string;

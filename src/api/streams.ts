@@ -4,6 +4,7 @@ import type { Route, RouteContext } from "./route.ts";
 import type { Peer } from "../policy/peer.ts";
 import type { EventLog } from "../events/event_log.ts";
 import type { DaemonFeed } from "../events/daemon_feed.ts";
+import type { LiveEvents } from "../events/live_events.ts";
 import { sessionEventStream } from "../events/session_stream.ts";
 import { StreamReads } from "./stream_reads.ts";
 import type { EventsStore } from "../store/events_store.ts";
@@ -14,7 +15,8 @@ import { errorDoc } from "./schemas.ts";
 /** What both session streams answer (D19). */
 const SESSION_STREAM_RESPONSES = {
   200: {
-    description: "Server-Sent Events (`id` = seq, `event` = kind, `data` = the event record)",
+    description: "Server-Sent Events (`id` = seq, `event` = kind, `data` = the event record); " +
+      "live-only events such as `agent.message.delta` have no `id` (D29)",
     schema: () => z.string(),
     contentType: "text/event-stream" as const,
   },
@@ -34,6 +36,8 @@ export interface StreamDeps {
   readonly sessions: SessionsStore;
   readonly events: EventsStore;
   readonly log: EventLog;
+  /** Live-only events merged into the session streams (D29). */
+  readonly live: LiveEvents;
   readonly feed: DaemonFeed;
   /** Open streams allowed at once (config `maxStreams`, D19). */
   readonly maxStreams: () => number;
@@ -113,6 +117,7 @@ function streamSession(
   if (!deps.sessions.get(sessionId)) throw sessionNotFound(sessionId);
   const release = takeSlot(peer);
   const leave = reads.join(sessionId);
+  const liveEvents = deps.live.subscribe(sessionId, kinds);
   const kindsKey = kinds?.join(",") ?? "";
   const body = sessionEventStream({
     read: (after, limit) =>
@@ -124,9 +129,16 @@ function streamSession(
     lastSeq: () => deps.events.lastSeq(sessionId),
     live: () => reads.live(sessionId, () => deps.sessions.get(sessionId)?.status === "running"),
     waitForChange: async (ms, signal) => {
+      const woken = new AbortController();
+      const either = AbortSignal.any([signal, woken.signal]);
       // Streams are capped by maxStreams, not by the long-poll waiter budget.
-      await deps.log.waitForChange(sessionId, ms, { signal, maxWaiters: Infinity });
+      await Promise.race([
+        deps.log.waitForChange(sessionId, ms, { signal: either, maxWaiters: Infinity }),
+        liveEvents.wait(either),
+      ]);
+      woken.abort(); // The other wait ends too.
     },
+    takeLive: (seq) => liveEvents.takeUpTo(seq),
   }, {
     afterSeq,
     filtered: kinds !== undefined,
@@ -134,6 +146,7 @@ function streamSession(
     onClose: () => {
       release();
       leave();
+      liveEvents.close();
     },
   });
   return new Response(body, { headers: SSE_HEADERS });

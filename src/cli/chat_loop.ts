@@ -128,6 +128,7 @@ export async function converse(
       terminal.print(transcript.render(event));
       permissions.observe(event);
     },
+    onLive: (event) => terminal.print(transcript.render(event)),
   }).then((end) => ({ end }));
   const typing = typeTurns(client, session, terminal, {
     signal,

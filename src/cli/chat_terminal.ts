@@ -85,6 +85,12 @@ export function rowsOf(width: number, columns: number): number {
   return Math.max(1, Math.ceil(width / Math.max(1, columns)));
 }
 
+/** Columns `text` takes, its colour sequences left out. */
+export function visibleWidth(text: string): number {
+  // deno-lint-ignore no-control-regex
+  return [...text.replace(/\x1b\[[0-9;]*m/g, "")].length;
+}
+
 /** The process's terminal as a `ChatTerminal`; call `close()` to restore it. */
 export function openTerminal(io: Io): ChatTerminal {
   const interactive = Deno.stdin.isTerminal() && Deno.stdout.isTerminal() &&
@@ -101,6 +107,11 @@ export function openTerminal(io: Io): ChatTerminal {
   let question: string | null = null;
   /** Raw output of a raw session ended without a newline. */
   let midLine = false;
+  /**
+   * On a terminal, the unfinished line of a message being streamed (D29): it
+   * is drawn above the prompt and redrawn with it until its newline comes.
+   */
+  let partialLine = "";
   const columns = () => {
     try {
       return Deno.consoleSize().columns;
@@ -119,8 +130,10 @@ export function openTerminal(io: Io): ChatTerminal {
     midLine = false;
     const text = editor.text().replaceAll("\n", "↵");
     const prompt = question === null ? PROMPT : `${question} ${PROMPT}`;
+    const partialRows = partialLine === "" ? 0 : rowsOf(visibleWidth(partialLine), columns());
+    if (partialLine !== "") io.write(partialLine + "\n");
     io.write((color ? bold(question === null ? prompt : yellow(prompt)) : prompt) + text);
-    promptRows = rowsOf([...prompt].length + [...text].length, columns());
+    promptRows = partialRows + rowsOf([...prompt].length + [...text].length, columns());
   };
   const printLines = (write: () => void) => {
     erasePrompt();
@@ -184,6 +197,19 @@ export function openTerminal(io: Io): ChatTerminal {
       if (pieces.length === 0) return;
       printLines(() => {
         for (const piece of pieces) {
+          if (piece.type === "partial") {
+            if (!interactive) {
+              io.write(piece.text);
+              midLine = !piece.text.endsWith("\n");
+              continue;
+            }
+            // Whole lines are printed for good; the unfinished one is redrawn with the prompt.
+            const lines = (partialLine + piece.text).split("\n");
+            partialLine = lines.pop()!;
+            for (const done of lines) io.write((midLine ? "\n" : "") + done + "\n");
+            if (lines.length > 0) midLine = false;
+            continue;
+          }
           if (piece.type === "output") {
             (piece.stream === "stderr" ? io.writeErr : io.write)(piece.data);
             midLine = !piece.data.endsWith("\n");
@@ -222,6 +248,8 @@ export function openTerminal(io: Io): ChatTerminal {
       Deno.removeSignalListener("SIGINT", onInterrupt);
       if (interactive) {
         erasePrompt();
+        if (partialLine !== "") io.write(partialLine + "\n");
+        partialLine = "";
         io.write(BRACKETED_PASTE_OFF);
         try {
           Deno.stdin.setRaw(false);

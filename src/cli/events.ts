@@ -1,5 +1,6 @@
 import { StreamRefused, type SvcClient } from "../client/client.ts";
 import type { EventRecord } from "../store/events_store.ts";
+import type { LiveEventRecord } from "../events/live_events.ts";
 import type { SessionRecord } from "../store/sessions_store.ts";
 import { CLIENT_OPTIONS, parseCommandArgs } from "./args.ts";
 import { type Command, EXIT, type Io, UsageError } from "./command.ts";
@@ -120,6 +121,11 @@ export function transcriptPrinter(io: Io, protocol: string): EventPrinter {
           midLine = !piece.data.endsWith("\n");
           continue;
         }
+        if (piece.type === "partial") {
+          io.write(piece.text);
+          midLine = !piece.text.endsWith("\n");
+          continue;
+        }
         io.out((midLine ? "\n" : "") + piece.text);
         midLine = false;
       }
@@ -205,6 +211,8 @@ interface FollowOptions {
   afterSeq: number;
   signal: AbortSignal;
   onEvent: (event: EventRecord) => void;
+  /** Live-only events (D29), while the stream is open; long polls have none. */
+  onLive?: (event: LiveEventRecord) => void;
 }
 
 /**
@@ -217,11 +225,12 @@ interface FollowOptions {
 export async function pollLog(
   client: SvcClient,
   sessionId: string,
-  { afterSeq, signal, onEvent }: FollowOptions,
+  { afterSeq, signal, onEvent, onLive }: FollowOptions,
 ): Promise<LogEnd> {
   let cursor = afterSeq;
   try {
-    for await (const event of client.streamSessionEvents(sessionId, { afterSeq, signal })) {
+    const events = client.streamSessionEvents(sessionId, { afterSeq, signal, onLive });
+    for await (const event of events) {
       onEvent(event);
       cursor = event.seq;
       if (event.kind === "session.ended") return { ended: event };

@@ -15,10 +15,15 @@ import { bold, cyan, dim, green, red, yellow } from "./color.ts";
 import { oneLine } from "./output.ts";
 import { terminalSafe } from "./terminal_text.ts";
 
-/** One piece of a transcript: a whole line (no newline), or raw output of a raw session. */
+/**
+ * One piece of a transcript: a whole line (no newline), raw output of a raw
+ * session, or partial text of a message being written (D29), terminal-safe,
+ * to print as it is: it ends its line with a newline of its own.
+ */
 export type TranscriptPiece =
   | { type: "line"; text: string }
-  | { type: "output"; stream: "stdout" | "stderr"; data: string };
+  | { type: "output"; stream: "stdout" | "stderr"; data: string }
+  | { type: "partial"; text: string };
 
 /** How to render: the session's protocol (`raw` or an agent protocol) and whether to colour. */
 export interface TranscriptOptions {
@@ -26,7 +31,11 @@ export interface TranscriptOptions {
   color: boolean;
 }
 
-/** Renders a session's events in order; it remembers tool calls to name their results. */
+/**
+ * Renders a session's events in order; it remembers tool calls to name their
+ * results, and the partial text shown live so the final message is not
+ * printed twice. Live-only events (`agent.message.delta`) go through it too.
+ */
 export interface Transcript {
   render(event: Pick<EventRecord, "kind" | "payload_json">): TranscriptPiece[];
 }
@@ -57,6 +66,32 @@ export function createTranscript(options: TranscriptOptions): Transcript {
   const tools = new Map<string, { name: string; input: string | null }>();
   /** The assistant's last message in the current turn, so a turn's result is not shown twice. */
   let lastAssistantText: string | null = null;
+  /**
+   * The text streamed (D29) of the message being written, and whether its
+   * line is still open (the last thing printed); null when none is.
+   */
+  let streamed: { text: string; open: boolean } | null = null;
+  const agentIndent = " ".repeat(AGENT.length);
+  const partial = (text: string): TranscriptPiece => ({ type: "partial", text });
+  const indented = (text: string) => text.replaceAll("\n", "\n" + agentIndent);
+  /** The open partial line ends before anything else is printed. */
+  const endPartialLine = (): TranscriptPiece[] => {
+    if (streamed === null || !streamed.open) return [];
+    streamed.open = false;
+    return [partial("\n")];
+  };
+  /** The final assistant message after its deltas: only what was not shown yet. */
+  const finishStreamed = (text: string): TranscriptPiece[] => {
+    const shown = streamed!;
+    streamed = null;
+    if (text.trimEnd() === shown.text.trimEnd()) return shown.open ? [partial("\n")] : [];
+    if (text.startsWith(shown.text)) {
+      const rest = indented(text.slice(shown.text.length).trimEnd());
+      return [partial((shown.open ? "" : agentIndent) + rest + "\n")];
+    }
+    // Pieces were missed (a reconnect, a slow reader): the whole message, as usual.
+    return [...(shown.open ? [partial("\n")] : []), ...message(AGENT, style.agent, text)];
+  };
 
   const line = (text: string): TranscriptPiece => ({ type: "line", text });
   const note = (text: string): TranscriptPiece[] => [line(style.dim(`· ${text}`))];
@@ -96,7 +131,26 @@ export function createTranscript(options: TranscriptOptions): Transcript {
         return message(YOU, style.you, text);
       }
       lastAssistantText = text;
+      if (streamed !== null) return finishStreamed(text);
       return message(AGENT, style.agent, text);
+    },
+    "agent.message.delta": (p) => {
+      const text = str(p.text) ?? "";
+      if (text === "") return [];
+      const shown = streamed ??= { text: "", open: false };
+      const head = shown.open ? "" : shown.text === "" ? style.agent(AGENT) : agentIndent;
+      shown.open = true;
+      shown.text += text;
+      return [partial(head + indented(text))];
+    },
+    "agent.notice": (p) => {
+      const text = oneLine(str(p.message) ?? "");
+      const attempt = num(p.attempt);
+      const max = num(p.maxAttempts);
+      const shown = attempt === null
+        ? text
+        : `retrying (attempt ${attempt}${max === null ? "" : `/${max}`}): ${text}`;
+      return [line((p.level === "error" ? style.bad : style.dim)(`… ${shown}`))];
     },
     "agent.tool": (p) => {
       const callId = str(p.callId) ?? "";
@@ -160,13 +214,26 @@ export function createTranscript(options: TranscriptOptions): Transcript {
     input: (p) => raw ? message(YOU, style.you, str(p.data) ?? "") : [],
   };
 
+  const renderPieces = (event: Pick<EventRecord, "kind" | "payload_json">) => {
+    const payload = parsePayload(event.payload_json);
+    if (event.kind === "output") return raw ? rawOutput(payload) : [];
+    const renderer = Object.hasOwn(renderers, event.kind) ? renderers[event.kind] : undefined;
+    if (renderer) return renderer(safePayload(payload));
+    return note(terminalSafe(`${event.kind} ${event.payload_json}`));
+  };
   return {
     render(event) {
-      const payload = parsePayload(event.payload_json);
-      if (event.kind === "output") return raw ? rawOutput(payload) : [];
-      const renderer = Object.hasOwn(renderers, event.kind) ? renderers[event.kind] : undefined;
-      if (renderer) return renderer(safePayload(payload));
-      return note(terminalSafe(`${event.kind} ${event.payload_json}`));
+      const assistantMessage = event.kind === "agent.message" &&
+        parsePayload(event.payload_json).role !== "user";
+      const live = event.kind === "agent.message.delta" || assistantMessage;
+      if (event.kind === "agent.turn" || (event.kind === "agent.message" && !assistantMessage)) {
+        const ending = endPartialLine();
+        streamed = null; // A message streamed but never recorded is not waited for any more.
+        return [...ending, ...renderPieces(event)];
+      }
+      const pieces = renderPieces(event);
+      if (live || pieces.length === 0) return pieces;
+      return [...endPartialLine(), ...pieces];
     },
   };
 }

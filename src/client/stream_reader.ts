@@ -6,6 +6,7 @@
  * behind `StreamOpener` (the client's `openStream`), so tests hand in a fake.
  */
 import type { EventRecord } from "../store/events_store.ts";
+import type { LiveEventRecord } from "../events/live_events.ts";
 import { ClientError, StreamRefused } from "./client_error.ts";
 import { type SseMessage, SseMessageTooLarge, SseParser } from "./sse.ts";
 
@@ -49,6 +50,11 @@ export interface SessionStreamOptions {
   /** Aborting ends the iteration with the abort reason. */
   signal?: AbortSignal;
   reconnect?: ReconnectOptions;
+  /**
+   * Gets each live-only event (D29: `agent.message.delta`, a frame without
+   * `id`) as it comes; without it they are skipped. They are never replayed.
+   */
+  onLive?: (event: LiveEventRecord) => void;
 }
 
 /** One item of the daemon-wide feed. */
@@ -97,6 +103,10 @@ export async function* readSessionEvents(
     try {
       for await (const message of readMessages(connection.body, policy, signal)) {
         if (message.event === "end") return;
+        if (message.id === null) {
+          options.onLive?.(liveEventRecord(message));
+          continue;
+        }
         const record = eventRecord(message);
         if (record.seq <= lastSeq) continue; // Never twice, whatever a daemon sends.
         lastSeq = record.seq;
@@ -306,6 +316,14 @@ function eventRecord(message: SseMessage): EventRecord {
     throw new ClientError("bad_response", `Stream event "${message.event}" is not an event record`);
   }
   return record as unknown as EventRecord;
+}
+
+function liveEventRecord(message: SseMessage): LiveEventRecord {
+  const record = jsonObject(message.data);
+  if (typeof record.kind !== "string" || typeof record.payload_json !== "string") {
+    throw new ClientError("bad_response", `Stream event "${message.event}" is not a live event`);
+  }
+  return record as unknown as LiveEventRecord;
 }
 
 function jsonObject(text: string): Record<string, unknown> {

@@ -81,6 +81,15 @@ export class EventLog {
     this.#nextSeq.delete(sessionId);
   }
 
+  /**
+   * The seq of the session's last appended event (stored or still queued), or
+   * null when it is not open: where a live-only event falls in the log (D29).
+   */
+  lastAppendedSeq(sessionId: string): number | null {
+    const next = this.#nextSeq.get(sessionId);
+    return next === undefined ? null : next - 1;
+  }
+
   /** Appends one event; resolves with its record once it is durable. */
   append(sessionId: string, kind: string, payload: unknown): Promise<EventRecord> {
     const record: EventRecord = {

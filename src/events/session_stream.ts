@@ -5,8 +5,14 @@
  * the store; when nothing is new it waits for the next commit (or sends a
  * keep-alive). Ids are seqs, so a reconnect with `Last-Event-ID` resumes
  * exactly after the last event the reader got: never a gap, never twice.
+ *
+ * Live-only events (D29, `agent.message.delta`) are merged in where they
+ * happened: right after the durable event that preceded them. They have no
+ * `id:` line, so a reconnect resumes from the durable cursor and gets the
+ * live events published from then on.
  */
 import type { EventRecord } from "../store/events_store.ts";
+import type { LiveEventRecord } from "./live_events.ts";
 
 /** Events read per pull: bounds a paused reader's buffer (64 KiB events → ≤ ~8 MiB). */
 const BATCH = 128;
@@ -21,8 +27,13 @@ export interface SessionStreamSource {
   lastSeq(): number;
   /** False once the session has ended (its last event is then stored). */
   live(): boolean;
-  /** Resolves on the next commit of the session, after `ms`, or when `signal` aborts. */
+  /**
+   * Resolves on the next commit of the session, the next live event, after
+   * `ms`, or when `signal` aborts.
+   */
   waitForChange(ms: number, signal: AbortSignal): Promise<void>;
+  /** The live events published after the durable event `seq` or before it, in order (D29). */
+  takeLive?(seq: number): LiveEventRecord[];
 }
 
 const encoder = new TextEncoder();
@@ -30,6 +41,11 @@ const encoder = new TextEncoder();
 /** One event in SSE framing: `id`, `event` and the record as one `data` line. */
 export function formatEvent(record: EventRecord): string {
   return `id: ${record.seq}\nevent: ${record.kind}\ndata: ${JSON.stringify(record)}\n\n`;
+}
+
+/** A live-only event (D29): `event` and `data` like a record's, and no `id`. */
+export function formatLiveEvent(record: LiveEventRecord): string {
+  return `event: ${record.kind}\ndata: ${JSON.stringify(record)}\n\n`;
 }
 
 /** The last frame of an ended session's stream (D19). */
@@ -75,13 +91,18 @@ export function sessionEventStream(
         const live = source.live();
         const examinedTo = filtered ? source.lastSeq() : 0;
         const rows = source.read(cursor, BATCH);
-        if (rows.length > 0) {
-          cursor = rows.at(-1)!.seq;
-          if (rows.length < BATCH) cursor = Math.max(cursor, examinedTo);
-          controller.enqueue(encoder.encode(rows.map(formatEvent).join("")));
+        const takeLive = (seq: number) => (source.takeLive?.(seq) ?? []).map(formatLiveEvent);
+        const frames: string[] = [];
+        for (const row of rows) {
+          frames.push(...takeLive(row.seq - 1), formatEvent(row));
+          cursor = row.seq;
+        }
+        if (rows.length < BATCH) cursor = Math.max(cursor, examinedTo);
+        frames.push(...takeLive(cursor));
+        if (frames.length > 0) {
+          controller.enqueue(encoder.encode(frames.join("")));
           return;
         }
-        cursor = Math.max(cursor, examinedTo);
         if (!live) {
           controller.enqueue(encoder.encode(formatEnd(source.lastSeq())));
           close();

@@ -81,6 +81,7 @@ export const BUILTIN_HARNESSES: readonly HarnessSpec[] = Object.freeze([
     "--output-format",
     "stream-json",
     "--verbose",
+    "--include-partial-messages",
     "--permission-prompt-tool",
     "stdio",
     "--model",

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { ServiceError, sessionNotFound, storeUnavailable } from "../errors.ts";
 import { type Clock, isoTime, settlesWithin } from "../clock.ts";
 import type { EventLog } from "../events/event_log.ts";
+import type { LiveEvents } from "../events/live_events.ts";
 import { MAX_OUTPUT_EVENT_BYTES } from "../events/output_decoder.ts";
 import { type OutputPiece, OutputStream } from "../events/output_stream.ts";
 import { truncateUtf8 } from "../events/page.ts";
@@ -93,6 +94,8 @@ export interface Launched {
 export interface SupervisorOptions {
   sessions: SessionsStore;
   events: EventLog;
+  /** Live-only events to the sessions' stream readers (D29). */
+  live: LiveEvents;
   spawner: Spawner;
   clock: Clock;
   log: Logger;
@@ -328,6 +331,10 @@ export class Supervisor {
         void events.append(sessionId, "input", { data: redactText(line + "\n") });
       },
       record: (kind, payload) => events.append(sessionId, kind, payload),
+      publish: (kind, payload) => {
+        const afterSeq = events.lastAppendedSeq(sessionId);
+        if (afterSeq !== null) this.#options.live.publish(sessionId, { kind, payload, afterSeq });
+      },
       closeInput: () => {
         live.stdin?.close().catch(() => {});
         live.stdin = null;

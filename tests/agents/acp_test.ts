@@ -101,7 +101,7 @@ Deno.test("createAcpAdapter() fails the session when session/new is refused", ()
   assert(step.type === "error" && step.fatal && step.message.includes("auth"));
 });
 
-Deno.test("createAcpAdapter() sends a prompt and joins chunks into one message", () => {
+Deno.test("createAcpAdapter() streams chunks as deltas and joins them into one message", () => {
   const adapter = createAcpAdapter({ cwd: "/work", model: null });
   adapter.start();
   feed(adapter, { id: 1, result: {} }, { id: 2, result: { sessionId: SESSION } });
@@ -109,7 +109,10 @@ Deno.test("createAcpAdapter() sends a prompt and joins chunks into one message",
     sessionId: SESSION,
     prompt: [{ type: "text", text: "hi" }],
   });
-  assertDeep(feed(adapter, chunk("Hel"), chunk("lo")), []);
+  assertDeep(feed(adapter, chunk("Hel"), chunk("lo")), [
+    { type: "delta", text: "Hel" },
+    { type: "delta", text: "lo" },
+  ]);
   const steps = feed(adapter, { id: 3, result: { stopReason: "end_turn" } });
   assertDeep(steps, [
     { type: "message", text: "Hello" },

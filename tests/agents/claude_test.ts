@@ -122,3 +122,45 @@ Deno.test("claude adapter: other control requests get an error reply; junk lines
   assert.equal(summarize("Read", { file_path: "/a" }), "Read: /a");
   assert.equal(summarize("Task", {}), "Task");
 });
+
+Deno.test("claude adapter: partial messages stream as deltas before each complete message (D29)", async () => {
+  const { steps } = await replay("two_turns");
+  const shown = steps.filter((step) => step.type === "delta" || step.type === "message")
+    .map((step) => `${step.type}:${(step as { text: string }).text}`);
+  assert.deepEqual(shown, [
+    "delta:Hi",
+    "delta: there",
+    "message:Hi there",
+    "delta:Second",
+    "delta: answer",
+    "message:Second answer",
+  ]);
+});
+
+Deno.test("claude adapter: api_retry lines are notices and the failed turn states the API error (D29)", async (t) => {
+  await t.step("unreachable provider", async () => {
+    const { steps } = await replay("api_retry_unreachable");
+    assert.deepEqual(
+      stepsOf(steps, "notice").map((
+        { level, attempt, maxAttempts },
+      ) => [level, attempt, maxAttempts]),
+      [["warning", 1, 2], ["warning", 2, 2]],
+    );
+    assert.match(
+      stepsOf(steps, "notice")[0].message,
+      /^no answer from the API \(unknown\), next try in \d/,
+    );
+    const [turn] = stepsOf(steps, "turn_end");
+    assert.equal(turn.status, "failed");
+    assert.equal(turn.reason, "API Error: Unable to connect to API (ConnectionRefused)");
+  });
+  await t.step("overloaded provider (529)", async () => {
+    const { steps } = await replay("api_retry_overloaded");
+    const notices = stepsOf(steps, "notice");
+    assert.equal(notices.length, 2);
+    assert.match(notices[1].message, /^529 overloaded, next try in/);
+    const [turn] = stepsOf(steps, "turn_end");
+    assert.equal(turn.status, "failed");
+    assert.match(turn.reason ?? "", /^API Error: 529 Overloaded/);
+  });
+});

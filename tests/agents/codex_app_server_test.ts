@@ -436,3 +436,64 @@ Deno.test("codex transcripts: svc writes the lines the recorder proved", async (
     assertDeep(requestShapes(replay.written), requestShapes(replay.recorded), scenario);
   }
 });
+
+Deno.test("codex transcript two_turns: agentMessage deltas come before each completed message (D29)", async () => {
+  const { replay } = await codexReplay("two_turns");
+  const shown = replay.steps.filter((step) => step.type === "delta" || step.type === "message")
+    .map((step) => `${step.type}:${(step as { text: string }).text}`);
+  assertDeep(shown, [
+    "delta:Hi there",
+    "message:Hi there",
+    "delta:Second answer",
+    "message:Second answer",
+  ]);
+});
+
+Deno.test("codex transcript reconnecting: error notifications with willRetry are warnings (D29)", async () => {
+  const { replay } = await codexReplay("reconnecting");
+  const notices = stepsOf(replay.steps, "notice");
+  assertDeep(notices[0], {
+    type: "notice",
+    level: "warning",
+    message:
+      "Codex could not find bubblewrap on PATH. Install bubblewrap with your OS package manager. " +
+      "See the sandbox prerequisites: https://developers.openai.com/codex/concepts/sandboxing#prerequisites. " +
+      "Codex will use the bundled bubblewrap in the meantime.",
+    attempt: null,
+    maxAttempts: null,
+  });
+  const retries = notices.slice(1);
+  assertEquals(retries.length, 3);
+  for (const notice of retries) {
+    assertDeep(notice, {
+      type: "notice",
+      level: "warning",
+      message: "Reconnecting... waiting for network: Connection failed: error sending request",
+      attempt: null,
+      maxAttempts: null,
+    });
+  }
+  assertDeep(stepsOf(replay.steps, "turn_end"), [], "the turn is still being retried");
+});
+
+Deno.test("createCodexAppServerAdapter() keeps agentMessage deltas (no opt-out) and maps a final error", () => {
+  const adapter = createCodexAppServerAdapter({ cwd: "/w", model: null });
+  const [initialize] = adapter.start().map((line) => JSON.parse(line));
+  assert.ok(
+    !initialize.params.capabilities.optOutNotificationMethods.includes("item/agentMessage/delta"),
+  );
+  const steps = feed(adapter, {
+    method: "error",
+    params: {
+      error: { message: "stream disconnected", additionalDetails: null },
+      willRetry: false,
+    },
+  });
+  assertDeep(steps, [{
+    type: "notice",
+    level: "error",
+    message: "stream disconnected",
+    attempt: null,
+    maxAttempts: null,
+  }]);
+});

@@ -33,6 +33,7 @@ function harness(
   const clock = new FakeClock(0);
   const written: string[] = [];
   const recorded: Array<[string, Record<string, unknown>]> = [];
+  const published: Array<[string, Record<string, unknown>]> = [];
   const calls: string[] = [];
   const adapter = stepAdapter(options.handshake ?? true);
   const io: ConversationIo = {
@@ -41,6 +42,7 @@ function harness(
       recorded.push([kind, payload]);
       return Promise.resolve();
     },
+    publish: (kind, payload) => published.push([kind, payload]),
     closeInput: () => calls.push("closeInput"),
     kill: () => calls.push("kill"),
     changed: () => {},
@@ -58,7 +60,7 @@ function harness(
   });
   const emit = (...steps: AdapterStep[]) => conversation.onStdout(JSON.stringify(steps) + "\n");
   const kinds = () => recorded.map(([kind]) => kind);
-  return { clock, written, recorded, calls, adapter, conversation, emit, kinds };
+  return { clock, written, recorded, published, calls, adapter, conversation, emit, kinds };
 }
 
 const READY: AdapterStep = { type: "ready", agentSessionId: "s1", model: null, agentVersion: null };
@@ -172,4 +174,35 @@ Deno.test("Conversation fails a session whose agent exits mid-turn, and rejects 
   const turn = h.recorded.find(([kind]) => kind === "agent.turn")![1];
   assert.deepEqual([turn.status, turn.reason], ["failed", "agent_exited"]);
   assert.equal(h.conversation.state.activity, null);
+});
+
+Deno.test("Conversation publishes deltas live, redacted as one message, and records notices (D29)", async () => {
+  const h = harness();
+  h.conversation.start();
+  h.emit(READY);
+  const secret = "sk-ant-api03-" + "a".repeat(40);
+  h.emit(
+    { type: "notice", level: "warning", message: `retry ${secret}`, attempt: 2, maxAttempts: 10 },
+    { type: "notice", level: "info", message: "compacted", attempt: null, maxAttempts: null },
+    { type: "delta", text: "Hello " },
+    { type: "delta", text: "key sk-ant-api03-" },
+    { type: "delta", text: "a".repeat(40) + " done" },
+    { type: "message", text: `Hello key ${secret} done` },
+    turnEnd(),
+  );
+  await h.clock.advance(0);
+  const notices = h.recorded.filter(([kind]) => kind === "agent.notice").map(([, p]) => p);
+  assert.deepEqual(notices, [
+    { level: "warning", message: "retry [REDACTED:anthropic]", attempt: 2, maxAttempts: 10 },
+    { level: "info", message: "compacted" },
+  ]);
+  assert.ok(h.published.every(([kind]) => kind === "agent.message.delta"));
+  const streamed = h.published.map(([, p]) => p.text).join("");
+  const [, message] = h.recorded.find(([kind, p]) =>
+    kind === "agent.message" && p.role === "assistant"
+  )!;
+  assert.equal(streamed, message.text, "the deltas join into the recorded message");
+  assert.ok(!streamed.includes(secret));
+  assert.deepEqual(h.published[0][1], { turn: 1, text: "Hello " });
+  assert.ok(!h.kinds().includes("agent.message.delta"), "deltas are never recorded");
 });

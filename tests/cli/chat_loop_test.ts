@@ -29,7 +29,7 @@ function fakeTerminal() {
     color: false,
     next: (signal) => queue.next(signal),
     print(pieces: TranscriptPiece[]) {
-      for (const piece of pieces) printed.push(piece.type === "line" ? piece.text : piece.data);
+      for (const piece of pieces) printed.push(piece.type === "output" ? piece.data : piece.text);
     },
     notice: (text) => notices.push(text),
     ask: (question) => questions.push(question),

@@ -293,3 +293,78 @@ Deno.test("toolSummary() picks the command or path of a JSON input, else the tex
   assert.equal([...long].length, 100);
   assert.ok(long.endsWith("…"));
 });
+
+/** What the pieces print, partial text as it is and lines with their newline. */
+function printed(transcript: Transcript, events: Array<[string, unknown]>): string {
+  return events.flatMap(([kind, payload]) => transcript.render(event(kind, payload)))
+    .map((piece) =>
+      piece.type === "partial" ? piece.text : piece.type === "line" ? piece.text + "\n" : piece.data
+    ).join("");
+}
+
+Deno.test("createTranscript() prints partial text live and not the final message twice (D29)", async (t) => {
+  await t.step("deltas then the same message: one line", () => {
+    assert.equal(
+      printed(plain(), [
+        ["agent.message.delta", { turn: 1, text: "Hi" }],
+        ["output", { stream: "stdout", data: "{}\n" }],
+        ["agent.message.delta", { turn: 1, text: " there\nsecond" }],
+        ["agent.message", { role: "assistant", text: "Hi there\nsecond" }],
+        ["agent.turn", { turn: 1, status: "completed", reason: null, result: "Hi there\nsecond" }],
+      ]),
+      "agent › Hi there\n        second\n  ✓ turn 1 completed\n",
+    );
+  });
+  await t.step("a notice mid-stream ends the partial line; the rest follows indented", () => {
+    assert.equal(
+      printed(plain(), [
+        ["agent.message.delta", { text: "Hal" }],
+        ["agent.notice", {
+          level: "warning",
+          message: "529 overloaded",
+          attempt: 2,
+          maxAttempts: 10,
+        }],
+        ["agent.message.delta", { text: "f" }],
+        ["agent.message", { role: "assistant", text: "Half done" }],
+      ]),
+      "agent › Hal\n… retrying (attempt 2/10): 529 overloaded\n        f done\n",
+    );
+  });
+  await t.step("missed pieces: the whole message is printed", () => {
+    assert.equal(
+      printed(plain(), [
+        ["agent.message.delta", { text: "abc" }],
+        ["agent.message", { role: "assistant", text: "xyz" }],
+      ]),
+      "agent › abc\nagent › xyz\n",
+    );
+  });
+  await t.step("partial text is terminal-safe", () => {
+    assert.equal(
+      printed(plain(), [["agent.message.delta", { text: "\x1b[2Jboom" }]]),
+      "agent › ^[[2Jboom",
+    );
+  });
+});
+
+Deno.test("createTranscript() renders agent.notice as one dim line (D29)", () => {
+  const transcript = createTranscript({ protocol: "codex-app-server", color: true });
+  const [notice] = lines(transcript, "agent.notice", {
+    level: "warning",
+    message: "Reconnecting...\nwaiting",
+  });
+  assert.equal(notice, "\x1b[2m… Reconnecting... waiting\x1b[22m");
+  assert.deepEqual(lines(plain(), "agent.notice", { level: "error", message: "gave up" }), [
+    "… gave up",
+  ]);
+  assert.deepEqual(
+    lines(plain(), "agent.turn", {
+      turn: 1,
+      status: "failed",
+      reason: "API Error: Unable to connect to API (ConnectionRefused)",
+      result: null,
+    }),
+    ["  ✗ turn 1 failed (API Error: Unable to connect to API (ConnectionRefused))"],
+  );
+});

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { allEvents, startTestDaemon, type TestDaemon, waitForEnd } from "../helpers/daemon.ts";
 import { removeTree, tempHome } from "../helpers/home.ts";
+import { openSse, type SseMessage } from "../helpers/sse.ts";
 
 type Json = Record<string, unknown>;
 const errorOf = (body: unknown) => (body as { error: { code: string; details: Json } }).error;
@@ -314,5 +315,106 @@ Deno.test("a raw session's close ends its input and interrupt sends SIGINT (D16)
     assert.equal(ended.status, "completed");
     const output = (await allEvents(t.client, id)).filter((e) => e.kind === "output");
     assert.match(output.map((e) => e.payload.data).join(""), /got: line/);
+  });
+});
+
+/** Reads a stream's messages until `stop` matches one (included). */
+async function readUntil(
+  next: () => Promise<SseMessage | null>,
+  stop: (message: SseMessage) => boolean,
+): Promise<SseMessage[]> {
+  const messages: SseMessage[] = [];
+  for (;;) {
+    const message = await next();
+    assert.ok(message, "the stream ended early");
+    messages.push(message);
+    if (stop(message)) return messages;
+  }
+}
+
+Deno.test("agent.message.delta reaches stream readers live, without id, never stored; agent.notice is (D29)", async () => {
+  await withConversation(agentConfig(), async (t, project) => {
+    const id = await launch(t, project);
+    await waitForKind(t, id, "agent.turn", 1);
+    const all = await openSse(t.socket, `/sessions/${id}/events/stream`);
+    const filtered = await openSse(
+      t.socket,
+      `/sessions/${id}/events/stream?kinds=agent.message.delta,agent.turn`,
+    );
+    const messagesOnly = await openSse(
+      t.socket,
+      `/sessions/${id}/events/stream?kinds=agent.message,agent.turn`,
+    );
+    try {
+      const secondTurn = (message: SseMessage) =>
+        message.event === "agent.turn" &&
+        JSON.parse(message.data).payload_json.includes('"turn":2');
+      // Readers catch up on the first turn before the second starts: no delta is replayed.
+      const before = await readUntil(all.next, (m) => m.event === "agent.turn");
+      assert.ok(before.every((message) => message.id !== null));
+      await t.client.post(`/sessions/${id}/input`, { data: "stream one two three" });
+
+      const seen = await readUntil(all.next, secondTurn);
+      const deltas = seen.filter((message) => message.event === "agent.message.delta");
+      assert.deepEqual(deltas.map((message) => message.id), [null, null, null], "no id: line");
+      const records = deltas.map((message) => JSON.parse(message.data));
+      assert.deepEqual(records.map((record) => JSON.parse(record.payload_json)), [
+        { turn: 2, text: "one" },
+        { turn: 2, text: " two" },
+        { turn: 2, text: " three" },
+      ]);
+      assert.ok(records.every((record) => !("seq" in record) && record.session_id === id));
+      const order = seen.map((message) => message.event).filter((kind) =>
+        kind.startsWith("agent.")
+      );
+      const finalAt = seen.findIndex((message) =>
+        message.event === "agent.message" &&
+        JSON.parse(message.data).payload_json.includes('"role":"assistant"')
+      );
+      const lastDeltaAt = seen.findLastIndex((message) => message.event === "agent.message.delta");
+      assert.ok(lastDeltaAt < finalAt, `deltas come before the final message: ${order.join(" ")}`);
+      const noticeAt = seen.findIndex((message) => message.event === "agent.notice");
+      assert.ok(noticeAt >= 0 && noticeAt < seen.indexOf(deltas[0]));
+      assert.ok(
+        seen.filter((m) => m.id !== null).every((m, i, durable) =>
+          i === 0 || Number(m.id) === Number(durable[i - 1].id) + 1
+        ),
+        "durable events are all there, in seq order",
+      );
+
+      const onlyDeltas = await readUntil(filtered.next, secondTurn);
+      assert.deepEqual(
+        onlyDeltas.map((message) => message.event),
+        [
+          "agent.turn",
+          "agent.message.delta",
+          "agent.message.delta",
+          "agent.message.delta",
+          "agent.turn",
+        ],
+      );
+      const withoutDeltas = await readUntil(messagesOnly.next, secondTurn);
+      assert.ok(!withoutDeltas.some((message) => message.event === "agent.message.delta"));
+    } finally {
+      await Promise.all([all.close(), filtered.close(), messagesOnly.close()]);
+    }
+
+    const log = await allEvents(t.client, id);
+    assert.ok(!log.some((event) => event.kind === "agent.message.delta"), "never in the log");
+    const [notice] = await waitForKind(t, id, "agent.notice", 1);
+    assert.deepEqual(notice, {
+      level: "warning",
+      message: "529 overloaded, next try in 0.5 s",
+      attempt: 1,
+      maxAttempts: 10,
+    });
+    const later = await openSse(t.socket, `/sessions/${id}/events/stream`);
+    try {
+      await t.client.post(`/sessions/${id}/close`, {});
+      const replay = await readUntil(later.next, (message) => message.event === "end");
+      assert.ok(!replay.some((message) => message.id === null && message.event !== "end"));
+    } finally {
+      await later.close();
+    }
   });
 });

@@ -40,17 +40,26 @@ export interface AgentDaemon extends AsyncDisposable {
 
 /**
  * Starts the daemon for `cli`. `harness` is the harness id sessions launch
- * with (a configured one may wrap the same CLI); `config` is config.json.
+ * with (a configured one may wrap the same CLI); `config` is config.json;
+ * `env` replaces variables of the CLI's offline environment (e.g. its
+ * provider URL).
  */
 export async function startAgentDaemon(
   cli: Harness,
-  { harness = cli, config = {} }: { harness?: string; config?: Json } = {},
+  { harness = cli, config = {}, env: envOverrides = {} }: {
+    harness?: string;
+    config?: Json;
+    env?: Record<string, string>;
+  } = {},
 ): Promise<AgentDaemon> {
   const provider = await startFakeProvider();
   // Codex refuses a CODEX_HOME under the system temp directory: keep homes in the cache.
   const envDir = join(agentsDir(), "homes", crypto.randomUUID());
   await Deno.mkdir(envDir, { recursive: true });
-  const env = await prepareAgentEnv(cli, { providerUrl: provider.url, dir: envDir });
+  const env = {
+    ...await prepareAgentEnv(cli, { providerUrl: provider.url, dir: envDir }),
+    ...envOverrides,
+  };
   const home = await tempHome();
   await Deno.writeTextFile(join(home, "config.json"), JSON.stringify(config));
   const serve = await startServe(home, [], env);

@@ -24,9 +24,8 @@ export function encodeAnswer(
       return sse(responsesEvents(answer, usage, model));
     case "gemini": {
       const chunk = geminiChunk(answer, usage, model);
-      return request.path.includes(":streamGenerateContent")
-        ? sse([[null, chunk]])
-        : Response.json(chunk);
+      if (!request.path.includes(":streamGenerateContent")) return Response.json(chunk);
+      return sse(geminiStream(answer, chunk));
     }
     case "chat":
       return sse(chatEvents(answer, usage, model, request.body), true);
@@ -49,10 +48,16 @@ function sse(events: SseEvent[], done = false): Response {
 function anthropicEvents(answer: Answer, usage: UsageReport, model: string): SseEvent[] {
   const id = usage.request;
   const block = "text" in answer
-    ? { start: { type: "text", text: "" }, delta: { type: "text_delta", text: answer.text } }
+    ? {
+      start: { type: "text", text: "" },
+      deltas: textPieces(answer.text).map((text) => ({ type: "text_delta", text })),
+    }
     : {
       start: { type: "tool_use", id: `toolu_fake_${id}`, name: answer.toolCall.name, input: {} },
-      delta: { type: "input_json_delta", partial_json: JSON.stringify(answer.toolCall.arguments) },
+      deltas: [{
+        type: "input_json_delta",
+        partial_json: JSON.stringify(answer.toolCall.arguments),
+      }],
     };
   const message = {
     id: `msg_fake_${id}`,
@@ -73,7 +78,10 @@ function anthropicEvents(answer: Answer, usage: UsageReport, model: string): Sse
   return [
     ["message_start", { type: "message_start", message }],
     ["content_block_start", { type: "content_block_start", index: 0, content_block: block.start }],
-    ["content_block_delta", { type: "content_block_delta", index: 0, delta: block.delta }],
+    ...block.deltas.map((delta): SseEvent => [
+      "content_block_delta",
+      { type: "content_block_delta", index: 0, delta },
+    ]),
     ["content_block_stop", { type: "content_block_stop", index: 0 }],
     ["message_delta", {
       type: "message_delta",
@@ -115,13 +123,15 @@ function responsesEvents(answer: Answer, usage: UsageReport, model: string): Sse
     }],
   ];
   if ("text" in answer) {
-    events.push(["response.output_text.delta", {
-      type: "response.output_text.delta",
-      item_id: item.id,
-      output_index: 0,
-      content_index: 0,
-      delta: answer.text,
-    }]);
+    for (const delta of textPieces(answer.text)) {
+      events.push(["response.output_text.delta", {
+        type: "response.output_text.delta",
+        item_id: item.id,
+        output_index: 0,
+        content_index: 0,
+        delta,
+      }]);
+    }
   }
   events.push(
     ["response.output_item.done", { type: "response.output_item.done", output_index: 0, item }],
@@ -142,6 +152,26 @@ function responsesEvents(answer: Answer, usage: UsageReport, model: string): Sse
     }],
   );
   return events;
+}
+
+/** A streamed text answer as several chunks, the last one with the finish reason and usage. */
+function geminiStream(answer: Answer, last: JsonObject): SseEvent[] {
+  if (!("text" in answer)) return [[null, last]];
+  const pieces = textPieces(answer.text);
+  const partial = (text: string): JsonObject => ({
+    candidates: [{ content: { role: "model", parts: [{ text }] }, index: 0 }],
+    modelVersion: last.modelVersion,
+    responseId: last.responseId,
+  });
+  const lastPiece = pieces.pop()!;
+  const candidate = (last.candidates as JsonObject[])[0];
+  return [
+    ...pieces.map((text): SseEvent => [null, partial(text)]),
+    [null, {
+      ...last,
+      candidates: [{ ...candidate, content: { role: "model", parts: [{ text: lastPiece }] } }],
+    }],
+  ];
 }
 
 function geminiChunk(answer: Answer, usage: UsageReport, model: string): JsonObject {
@@ -173,21 +203,26 @@ function chatEvents(
     created: 1_700_000_000,
     model,
   };
-  const delta = "text" in answer ? { role: "assistant", content: answer.text } : {
-    role: "assistant",
-    tool_calls: [{
-      index: 0,
-      id: `call_fake_${usage.request}`,
-      type: "function",
-      function: {
-        name: answer.toolCall.name,
-        arguments: JSON.stringify(answer.toolCall.arguments),
-      },
-    }],
-  };
+  const deltas = "text" in answer
+    ? textPieces(answer.text).map((content) => ({ role: "assistant", content }))
+    : [{
+      role: "assistant",
+      tool_calls: [{
+        index: 0,
+        id: `call_fake_${usage.request}`,
+        type: "function",
+        function: {
+          name: answer.toolCall.name,
+          arguments: JSON.stringify(answer.toolCall.arguments),
+        },
+      }],
+    }];
   const finish = "text" in answer ? "stop" : "tool_calls";
   const events: SseEvent[] = [
-    [null, { ...base, choices: [{ index: 0, delta, finish_reason: null }] }],
+    ...deltas.map((delta): SseEvent => [
+      null,
+      { ...base, choices: [{ index: 0, delta, finish_reason: null }] },
+    ]),
     [null, { ...base, choices: [{ index: 0, delta: {}, finish_reason: finish }] }],
   ];
   const options = body.stream_options as JsonObject | undefined;
@@ -204,4 +239,14 @@ function chatEvents(
     }]);
   }
   return events;
+}
+
+/**
+ * A text as the pieces a model streams it in: each word with the space
+ * before it, so a CLI that streams partial text has several deltas to show
+ * (D29). Joined, the pieces are the text.
+ */
+export function textPieces(text: string): string[] {
+  const pieces = text.match(/\s*\S+\s*$|\s*\S+/g) ?? [];
+  return pieces.length > 0 ? pieces : [text];
 }

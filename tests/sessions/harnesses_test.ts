@@ -47,6 +47,7 @@ Deno.test("buildArgv() builds each built-in's protocol-mode argv, with and witho
     "--output-format",
     "stream-json",
     "--verbose",
+    "--include-partial-messages",
     "--permission-prompt-tool",
     "stdio",
   ];
