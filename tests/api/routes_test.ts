@@ -47,6 +47,7 @@ Deno.test("buildRoutes() marks the owner-only routes (C5.4, D9, D11, D23)", () =
     "POST /sessions/:id/input",
     "POST /sessions/:id/interrupt",
     "POST /sessions/:id/kill",
+    "POST /sessions/:id/resume",
     "POST /sessions/restricted",
     "POST /shutdown",
   ]);
