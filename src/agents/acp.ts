@@ -22,6 +22,9 @@ import { type Json, num, obj, rpcIdOf, str } from "./json_fields.ts";
 
 type RpcId = string | number;
 
+/** Silence after a `session/load` answer before the conversation goes on (D26). */
+const REPLAY_SETTLE_MS = 500;
+
 const OPTION_KINDS = new Set<string>([
   "allow_once",
   "allow_always",
@@ -210,7 +213,8 @@ export function createAcpAdapter(context: AdapterContext): ProtocolAdapter {
       return [{ type: "write", line: next.line }];
     }
     if (method === "session/new" || method === "session/load") {
-      loading = false;
+      // A loaded session's replay may still come (gemini sends it after this answer): it is
+      // not new until svc sends the next turn.
       if (method === "session/new") sessionId = str(result.sessionId);
       if (sessionId === null) {
         return [{ type: "error", message: "Agent created a session without an id", fatal: true }];
@@ -233,7 +237,15 @@ export function createAcpAdapter(context: AdapterContext): ProtocolAdapter {
   }
 
   function ready(model: string | null): AdapterStep {
-    return { type: "ready", agentSessionId: sessionId, model, agentVersion, resumable: canLoad };
+    const settle = loading ? { settleMs: REPLAY_SETTLE_MS } : {};
+    return {
+      type: "ready",
+      agentSessionId: sessionId,
+      model,
+      agentVersion,
+      resumable: canLoad,
+      ...settle,
+    };
   }
 
   function endTurn(result: Json, error: Json | null): AdapterStep[] {
@@ -278,6 +290,7 @@ export function createAcpAdapter(context: AdapterContext): ProtocolAdapter {
       return steps;
     },
     sendTurn(text) {
+      loading = false;
       costAtTurnStart = cost;
       // Text that trailed the previous turn's end is not part of this turn's answer.
       [chunks, messageId, lastMessage] = [[], null, null];

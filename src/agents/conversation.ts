@@ -120,6 +120,8 @@ export class Conversation {
   /** The one pending timer (turn, interrupt grace, idle or close); replaced as the state moves. */
   #timer: AbortController | null = null;
   #failure: string | null = null;
+  /** A `ready` waiting for the agent's replay of a loaded conversation to end (D26). */
+  #settling: Extract<AdapterStep, { type: "ready" }> | null = null;
   #oneShot: boolean;
   #lastTurnStatus: TurnStatus | null = null;
 
@@ -260,13 +262,27 @@ export class Conversation {
     if (this.#turn !== null && this.#turn.interruptReason === null && this.#pending.size === 0) {
       this.#armTurnTimeout();
     }
+    // A loaded conversation's replay is still arriving: the first turn waits for silence.
+    if (this.#settling !== null) this.#armSettle(this.#settling);
     for (const step of this.#adapter.onLine(line)) this.#onStep(step);
+  }
+
+  #armSettle(step: Extract<AdapterStep, { type: "ready" }>): void {
+    this.#settling = step;
+    this.#arm(step.settleMs ?? 0, () => {
+      this.#settling = null;
+      this.#onStep({ ...step, settleMs: 0 });
+    });
   }
 
   #onStep(step: AdapterStep): void {
     switch (step.type) {
       case "ready":
         if (this.#ready) return;
+        if ((step.settleMs ?? 0) > 0) {
+          this.#armSettle(step);
+          return;
+        }
         this.#ready = true;
         this.#setState({
           activity: this.#turn === null ? "idle" : this.#state.activity,

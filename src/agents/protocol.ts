@@ -54,6 +54,11 @@ export type AdapterStep =
     agentVersion: string | null;
     /** The agent can load this conversation again in a new process (D26). */
     resumable: boolean;
+    /**
+     * Wait for this much silence before the first turn: an agent that replays a
+     * loaded conversation after answering the load (gemini) is still talking.
+     */
+    settleMs?: number;
   }
   /** The agent's session id became known or changed (claude reports it per turn). */
   | { type: "session"; agentSessionId: string }

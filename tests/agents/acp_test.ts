@@ -124,6 +124,7 @@ Deno.test("createAcpAdapter() resumes with session/load and records none of the 
     model: null,
     agentVersion: null,
     resumable: true,
+    settleMs: 500,
   }]);
   const [prompt] = adapter.sendTurn("next").map(parse);
   assertEquals((prompt.params as Json).sessionId, SESSION);
