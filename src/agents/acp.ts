@@ -22,6 +22,9 @@ import { type Json, num, obj, rpcIdOf, str } from "./json_fields.ts";
 
 type RpcId = string | number;
 
+/** Silence after a `session/load` answer before the conversation goes on (D26). */
+const REPLAY_SETTLE_MS = 500;
+
 const OPTION_KINDS = new Set<string>([
   "allow_once",
   "allow_always",
@@ -61,6 +64,10 @@ export function createAcpAdapter(context: AdapterContext): ProtocolAdapter {
   // usage_update carries the session's cumulative cost: a turn costs the growth during it.
   let cost: number | null = null;
   let costAtTurnStart: number | null = null;
+  /** `initialize` advertised `loadSession` (D26). */
+  let canLoad = false;
+  /** Between `session/load` and its answer: the replayed history is not new (D26). */
+  let loading = false;
 
   function request(method: string, params: Json): { id: number; line: string } {
     const id = nextId++;
@@ -189,11 +196,26 @@ export function createAcpAdapter(context: AdapterContext): ProtocolAdapter {
     }
     if (method === "initialize") {
       agentVersion = str(obj(result.agentInfo)?.version);
+      canLoad = obj(result.agentCapabilities)?.loadSession === true;
+      if (context.resume) {
+        if (!canLoad) {
+          const message =
+            "Agent cannot load a session: its initialize did not advertise loadSession";
+          return [{ type: "error", message, fatal: true }];
+        }
+        // D26: the agent replays the conversation as session/update before it answers.
+        loading = true;
+        sessionId = context.resume;
+        const load = { sessionId, cwd: context.cwd, mcpServers: [] };
+        return [{ type: "write", line: request("session/load", load).line }];
+      }
       const next = request("session/new", { cwd: context.cwd, mcpServers: [] });
       return [{ type: "write", line: next.line }];
     }
-    if (method === "session/new") {
-      sessionId = str(result.sessionId);
+    if (method === "session/new" || method === "session/load") {
+      // A loaded session's replay may still come (gemini sends it after this answer): it is
+      // not new until svc sends the next turn.
+      if (method === "session/new") sessionId = str(result.sessionId);
       if (sessionId === null) {
         return [{ type: "error", message: "Agent created a session without an id", fatal: true }];
       }
@@ -215,7 +237,15 @@ export function createAcpAdapter(context: AdapterContext): ProtocolAdapter {
   }
 
   function ready(model: string | null): AdapterStep {
-    return { type: "ready", agentSessionId: sessionId, model, agentVersion };
+    const settle = loading ? { settleMs: REPLAY_SETTLE_MS } : {};
+    return {
+      type: "ready",
+      agentSessionId: sessionId,
+      model,
+      agentVersion,
+      resumable: canLoad,
+      ...settle,
+    };
   }
 
   function endTurn(result: Json, error: Json | null): AdapterStep[] {
@@ -251,12 +281,16 @@ export function createAcpAdapter(context: AdapterContext): ProtocolAdapter {
       }
       if (method === "session/update") {
         const update = obj(params.update);
-        return update === null ? steps : [...steps, ...onUpdate(update)];
+        if (update === null) return steps;
+        // A replayed history is not recorded again; its running cost is the base of the next turn.
+        if (loading && update.sessionUpdate !== "usage_update") return steps;
+        return [...steps, ...onUpdate(update)];
       }
       if (method === null && typeof id === "number") return [...steps, ...onResponse(id, message)];
       return steps;
     },
     sendTurn(text) {
+      loading = false;
       costAtTurnStart = cost;
       // Text that trailed the previous turn's end is not part of this turn's answer.
       [chunks, messageId, lastMessage] = [[], null, null];

@@ -49,6 +49,7 @@ export function createClaudeAdapter(_context: AdapterContext): ProtocolAdapter {
         agentSessionId: id,
         model: str(message.model),
         agentVersion: str(message.claude_code_version),
+        resumable: id !== null, // `--resume <session_id>` (D26).
       }];
     }
     if (id !== null && id !== sessionId) {

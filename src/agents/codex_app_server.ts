@@ -90,17 +90,18 @@ export function createCodexAppServerAdapter(context: AdapterContext): ProtocolAd
     if (error !== null) {
       const text = str(error.message) ?? "Unknown error";
       if (method === "turn/start") return endTurn("failed", text);
-      const fatal = method === "initialize" || method === "thread/start";
+      const fatal = method === "initialize" || method === "thread/start" ||
+        method === "thread/resume";
       return [{ type: "error", message: `Codex refused "${method}": ${text}`, fatal }];
     }
     if (method === "initialize") {
       agentVersion = versionOfUserAgent(str(result.userAgent));
       return [
         { type: "write", line: JSON.stringify({ method: "initialized" }) },
-        { type: "write", line: threadStart() },
+        { type: "write", line: context.resume ? threadResume(context.resume) : threadStart() },
       ];
     }
-    if (method === "thread/start") {
+    if (method === "thread/start" || method === "thread/resume") {
       const thread = obj(result.thread);
       threadId = str(thread?.id);
       if (threadId === null) {
@@ -111,6 +112,7 @@ export function createCodexAppServerAdapter(context: AdapterContext): ProtocolAd
         agentSessionId: threadId,
         model: str(result.model) ?? str(thread?.model) ?? context.model,
         agentVersion: str(thread?.cliVersion) ?? agentVersion,
+        resumable: true, // `thread/resume {threadId}` (D26).
       }];
     }
     if (method === "turn/start") return onTurnId(str(obj(result.turn)?.id));
@@ -123,6 +125,20 @@ export function createCodexAppServerAdapter(context: AdapterContext): ProtocolAd
       cwd: context.cwd,
       approvalPolicy: "untrusted",
       sandbox: "workspace-write",
+      ...(context.model !== null ? { model: context.model } : {}),
+    });
+
+  /**
+   * Continues a recorded thread in this new process (D26), with the same
+   * approval policy and sandbox as `thread/start`; its turns are not replayed.
+   */
+  const threadResume = (id: string) =>
+    request("thread/resume", {
+      threadId: id,
+      cwd: context.cwd,
+      approvalPolicy: "untrusted",
+      sandbox: "workspace-write",
+      excludeTurns: true,
       ...(context.model !== null ? { model: context.model } : {}),
     });
 

@@ -45,6 +45,8 @@ export interface ConversationState {
   agentSessionId: string | null;
   turns: number;
   usage: Usage;
+  /** The agent can load this conversation again (D26). */
+  resumable: boolean;
 }
 
 /** The I/O a conversation needs; the supervisor provides it. */
@@ -115,10 +117,13 @@ export class Conversation {
     agentSessionId: null,
     turns: 0,
     usage: NO_USAGE,
+    resumable: false,
   };
   /** The one pending timer (turn, interrupt grace, idle or close); replaced as the state moves. */
   #timer: AbortController | null = null;
   #failure: string | null = null;
+  /** A `ready` waiting for the agent's replay of a loaded conversation to end (D26). */
+  #settling: Extract<AdapterStep, { type: "ready" }> | null = null;
   #oneShot: boolean;
   #lastTurnStatus: TurnStatus | null = null;
   /** Redacts the assistant message being streamed as one text, so deltas match its record. */
@@ -130,8 +135,11 @@ export class Conversation {
       io: ConversationIo;
       clock: Clock;
       timeouts: ConversationTimeouts;
-      prompt: string;
+      /** The first turn; null when resuming a conversation, which waits for input (D26). */
+      prompt: string | null;
       oneShot: boolean;
+      /** A resumed conversation's record so far: its turns and usage go on adding up (D26). */
+      resumed?: Pick<ConversationState, "agentSessionId" | "turns" | "usage">;
     },
   ) {
     this.#adapter = adapter;
@@ -140,7 +148,11 @@ export class Conversation {
     this.#timeouts = options.timeouts;
     this.#oneShot = options.oneShot;
     this.#closing = options.oneShot; // A one-shot session takes no input beyond its prompt.
-    this.#queue.push(options.prompt);
+    if (options.prompt !== null) this.#queue.push(options.prompt);
+    if (options.resumed) {
+      this.#state = { ...this.#state, ...options.resumed, resumable: true };
+      this.#turnCount = options.resumed.turns;
+    }
   }
 
   /** The record fields as they stand. */
@@ -152,6 +164,8 @@ export class Conversation {
   start(): void {
     for (const line of this.#adapter.start()) this.#io.write(line);
     if (this.#adapter.turnsBeforeReady) {
+      // Nothing to say yet (a resumed claude answers its first turn only): waiting for input.
+      if (this.#queue.length === 0) this.#setState({ activity: "idle" });
       this.#pump();
       return;
     }
@@ -231,7 +245,10 @@ export class Conversation {
     this.#disarm();
     this.#endPermissions();
     while (this.#deciding.size > 0) await Promise.allSettled([...this.#deciding]);
-    if (!this.#ready && this.#failure === null) {
+    // A resumed claude that was closed before its first turn never had to announce itself.
+    const neverAsked = this.#adapter.turnsBeforeReady === true && this.#inputClosed &&
+      this.#lastTurnStatus === null;
+    if (!this.#ready && this.#failure === null && !neverAsked) {
       this.#failure = "Agent exited before its protocol handshake completed";
       void this.#io.record("agent.error", { message: this.#failure });
     }
@@ -249,17 +266,32 @@ export class Conversation {
     if (this.#turn !== null && this.#turn.interruptReason === null && this.#pending.size === 0) {
       this.#armTurnTimeout();
     }
+    // A loaded conversation's replay is still arriving: the first turn waits for silence.
+    if (this.#settling !== null) this.#armSettle(this.#settling);
     for (const step of this.#adapter.onLine(line)) this.#onStep(step);
+  }
+
+  #armSettle(step: Extract<AdapterStep, { type: "ready" }>): void {
+    this.#settling = step;
+    this.#arm(step.settleMs ?? 0, () => {
+      this.#settling = null;
+      this.#onStep({ ...step, settleMs: 0 });
+    });
   }
 
   #onStep(step: AdapterStep): void {
     switch (step.type) {
       case "ready":
         if (this.#ready) return;
+        if ((step.settleMs ?? 0) > 0) {
+          this.#armSettle(step);
+          return;
+        }
         this.#ready = true;
         this.#setState({
           activity: this.#turn === null ? "idle" : this.#state.activity,
-          agentSessionId: step.agentSessionId,
+          agentSessionId: step.agentSessionId ?? this.#state.agentSessionId,
+          resumable: step.resumable,
         });
         void this.#io.record("agent.started", {
           protocol: this.#adapter.protocol,

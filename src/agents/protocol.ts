@@ -55,6 +55,13 @@ export type AdapterStep =
     agentSessionId: string | null;
     model: string | null;
     agentVersion: string | null;
+    /** The agent can load this conversation again in a new process (D26). */
+    resumable: boolean;
+    /**
+     * Wait for this much silence before the first turn: an agent that replays a
+     * loaded conversation after answering the load (gemini) is still talking.
+     */
+    settleMs?: number;
   }
   /** The agent's session id became known or changed (claude reports it per turn). */
   | { type: "session"; agentSessionId: string }
@@ -114,6 +121,8 @@ export interface PermissionAnswer {
 export interface AdapterContext {
   cwd: string;
   model: string | null;
+  /** The agent session to continue instead of starting one (D26), or null. */
+  resume?: string | null;
 }
 
 /** One protocol's state machine (D16). */

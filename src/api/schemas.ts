@@ -134,6 +134,10 @@ function build() {
     approvals: nullable(z.enum(["ask", "deny", "allow"])),
     usage: nullable(usageSchema),
     worktree: nullable(worktreeSchema),
+    resumable: z.boolean().describe(
+      "The session has ended and POST /sessions/{id}/resume can continue it (D26)",
+    ),
+    resumes: z.int().describe("How many times the conversation was resumed (D26)"),
   });
 
   const eventRecordSchema = z.object({

@@ -25,6 +25,7 @@ import {
   MAX_PROMPT_BYTES,
   parseLaunchRequest,
   refuseContextAdmission,
+  resumeRequestSchema,
 } from "../sessions/launch_request.ts";
 import { resolveLaunchPaths } from "../sessions/paths.ts";
 import { redactText } from "../events/redact.ts";
@@ -32,6 +33,7 @@ import type { LaunchSpec, Supervisor } from "../sessions/supervisor.ts";
 import { type Clock, isoTime } from "../clock.ts";
 import { USAGE_GROUPS, type UsageGroup, usageTotals } from "../sessions/usage_totals.ts";
 import { launchIsolated } from "../worktrees/isolated_launch.ts";
+import { notResumable } from "../policy/resume.ts";
 import type { Worktrees } from "../worktrees/worktrees.ts";
 import type { WorktreeSetup } from "../worktrees/setup.ts";
 import {
@@ -308,6 +310,7 @@ export function sessionRoutes(deps: SessionDeps): Route[] {
         return jsonResponse({ ok: true, accepted: true });
       },
     },
+    resumeRoute(deps),
     {
       method: "POST",
       path: "/sessions/:id/kill",
@@ -329,4 +332,46 @@ export function sessionRoutes(deps: SessionDeps): Route[] {
       },
     },
   ];
+}
+
+/**
+ * `POST /sessions/{id}/resume` (D26): relaunches an ended conversation's
+ * agent with its own resume; the same session and event log go on.
+ */
+function resumeRoute(deps: SessionDeps): Route {
+  return {
+    method: "POST",
+    path: "/sessions/:id/resume",
+    summary: "Continue an ended conversation in a new agent process (D26)",
+    operationId: "resumeSession",
+    tag: "sessions",
+    responses: {
+      200: { description: "The session record, running again", schema: sessionRecordSchema },
+      400: errorDoc("`invalid_request`: the body breaks the schema"),
+      404: errorDoc("`session_not_found`"),
+      409: errorDoc(
+        "`session_live`, `not_resumable` (`details.reason`) or `worktree_removed`",
+      ),
+      429: errorDoc("`too_many_sessions`: maxLiveSessions are running"),
+      500: errorDoc("`launch_failed`: the agent could not be started (the session ended failed)"),
+      503: errorDoc("`store_unavailable`"),
+    },
+    ownerOnly: "Resuming a session", // D23: TCP never executes anything.
+    body: resumeRequestSchema,
+    handler: async ({ req, params }) => {
+      const request = parseInput(resumeRequestSchema, await readJsonBody(req));
+      const row = deps.sessions.get(params.id);
+      if (!row) throw sessionNotFound(params.id);
+      const harness = deps.harnesses().get(row.harness);
+      const status = deps.capabilities.harness(row.harness)?.status;
+      if (!harness || status === undefined || status === "disabled") {
+        throw notResumable(params.id, "harness_unavailable");
+      }
+      const { row: resumed } = await deps.supervisor.resume(params.id, {
+        harness,
+        ...(request.model !== undefined ? { model: request.model } : {}),
+      });
+      return jsonResponse(sessionRecord(resumed));
+    },
+  };
 }

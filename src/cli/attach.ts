@@ -5,23 +5,27 @@ import { openTerminal } from "./chat_terminal.ts";
 import { type Command, EXIT, UsageError } from "./command.ts";
 import { withClient } from "./connect.ts";
 import { describeError } from "./output.ts";
+import { offerResume } from "./resume_offer.ts";
 
 /** `svc attach SESSION`: the conversation of an existing session in this terminal (D16, D17). */
 export const attachCommand: Command = {
   name: "attach",
   summary: "Join a session's conversation in this terminal",
-  usage: `Usage: svc attach SESSION [--home DIR]
+  usage: `Usage: svc attach SESSION [--resume] [--home DIR]
 
 Prints the transcript of SESSION so far, then follows it as "svc chat" does:
 each line typed is the next turn; /close, /quit, /interrupt, /help, Ctrl-C and
 the answers to a permission request (y, n, a) work the same. When stdin is not a terminal its lines are the turns and its
 end closes the session (follow a session without touching it with
 "svc events SESSION --follow"). An ended session's transcript is printed.
+An ended conversation that can be resumed is offered to be: in a terminal
+svc asks; --resume resumes it without asking (D26).
 Exits 0 when the session completed or on detach, 1 when it ended otherwise.`,
   async run(args, io) {
-    const { values, positionals } = parseCommandArgs(args, { home: CLIENT_OPTIONS.home }, {
-      positionals: 1,
-    });
+    const { values, positionals } = parseCommandArgs(args, {
+      home: CLIENT_OPTIONS.home,
+      resume: { type: "boolean" },
+    }, { positionals: 1 });
     const sessionId = positionals[0];
     if (sessionId === undefined) throw new UsageError("Missing SESSION");
     return await withClient(values.home, io, async (client) => {
@@ -34,7 +38,11 @@ Exits 0 when the session completed or on detach, 1 when it ended otherwise.`,
       }
       const terminal = openTerminal(io);
       try {
-        return await converse(client, response.body, terminal, { home: values.home });
+        const session = await offerResume(client, response.body, terminal, {
+          resume: values.resume === true,
+        });
+        if (session === null) return EXIT.refused;
+        return await converse(client, session, terminal, { home: values.home });
       } finally {
         terminal.close();
       }

@@ -3,9 +3,10 @@ import type { SessionRecord } from "../store/sessions_store.ts";
 import { CLIENT_OPTIONS, parseCommandArgs } from "./args.ts";
 import { type ChatTerminal, converse, parseChatLine } from "./chat_loop.ts";
 import { openTerminal } from "./chat_terminal.ts";
-import { type Command, EXIT, UsageError } from "./command.ts";
+import { type Command, EXIT, type Io, UsageError } from "./command.ts";
 import { withClient } from "./connect.ts";
 import { describeError } from "./output.ts";
+import { offerResume } from "./resume_offer.ts";
 
 /** Exit code when Ctrl-C leaves before a session started: 128 + SIGINT. */
 const EXIT_INTERRUPTED = 130;
@@ -16,6 +17,7 @@ export const chatCommand: Command = {
   summary: "Start a conversation with an agent in this terminal",
   usage: `Usage: svc chat --harness ID [--project-root DIR] [--cwd DIR] [--model M]
                 [--title T] [--worktree] [--home DIR] [PROMPT...]
+       svc chat SESSION [--resume] [--home DIR]
 
 Starts a session of harness ID and shows its transcript as the agent works;
 each line typed is the next turn (sent at once when the agent is idle, queued
@@ -33,6 +35,10 @@ When stdin is not a terminal its lines are the turns, and its end closes the
 session. Output is plain (no colour, no prompt) when stdout is not a terminal.
 Exits 0 when the session completes or on detach, 1 when it ends otherwise.
 
+"svc chat SESSION" (a session id, no --harness) continues that conversation:
+as "svc attach SESSION" while it runs; once it has ended svc says so and, when
+it can be resumed (D26), asks (in a terminal) or, with --resume, resumes it.
+
 Options:
   --project-root DIR  the project (default: the current directory)
   --cwd DIR           where the agent runs (default: the project root)
@@ -49,8 +55,12 @@ Options:
       model: { type: "string" },
       title: { type: "string" },
       worktree: { type: "boolean" },
+      resume: { type: "boolean" },
     }, { positionals: Infinity });
     const harness = values.harness;
+    if (harness === undefined && positionals.length === 1 && SESSION_ID.test(positionals[0])) {
+      return await continueSession(positionals[0], values, io);
+    }
     if (harness === undefined) throw new UsageError('Missing "--harness ID"');
     const projectRoot = values["project-root"] === undefined
       ? await Deno.realPath(Deno.cwd())
@@ -95,6 +105,34 @@ Options:
     });
   },
 };
+
+/** A session id as svc makes them (ids.ts): `ses_` and 26 Crockford base32 characters. */
+const SESSION_ID = /^ses_[0-9A-Z]{26}$/;
+
+/** `svc chat SESSION`: attaches, offering to resume an ended conversation (D26). */
+async function continueSession(
+  sessionId: string,
+  values: { home?: string; resume?: boolean },
+  io: Io,
+): Promise<number> {
+  return await withClient(values.home, io, async (client) => {
+    const response = await client.get<SessionRecord>(`/sessions/${encodeURIComponent(sessionId)}`);
+    if (!response.ok) {
+      io.err(describeError(response.body));
+      return EXIT.refused;
+    }
+    const terminal = openTerminal(io);
+    try {
+      const session = await offerResume(client, response.body, terminal, {
+        resume: values.resume === true,
+      });
+      if (session === null) return EXIT.refused;
+      return await converse(client, session, terminal, { home: values.home });
+    } finally {
+      terminal.close();
+    }
+  });
+}
 
 /**
  * The first turn typed before the session exists, or the exit code when the

@@ -233,7 +233,9 @@ export async function pollLog(
     for await (const event of events) {
       onEvent(event);
       cursor = event.seq;
-      if (event.kind === "session.ended") return { ended: event };
+      if (event.kind === "session.ended" && !await resumedAfter(client, sessionId, event.seq)) {
+        return { ended: event };
+      }
     }
     return { ended: null };
   } catch (error) {
@@ -241,6 +243,18 @@ export async function pollLog(
     if (error.code === null || !LONG_POLL_FALLBACK.has(error.code)) return { refused: error.body };
   }
   return await longPollLog(client, sessionId, { afterSeq: cursor, signal, onEvent });
+}
+
+/**
+ * A `session.ended` event is not the end of the log when the conversation
+ * was resumed after it (D26): its log goes on past that seq.
+ */
+async function resumedAfter(client: SvcClient, sessionId: string, seq: number): Promise<boolean> {
+  const response = await client.get<{ status?: string; last_seq?: number }>(
+    `/sessions/${encodeURIComponent(sessionId)}`,
+  );
+  if (!response.ok) return false;
+  return response.body.status === "running" || (response.body.last_seq ?? 0) > seq;
 }
 
 /** `pollLog` with long polls (`waitMs`), for when no stream can be opened. */
@@ -260,7 +274,9 @@ async function longPollLog(
     if (!response.ok) return { refused: response.body };
     for (const event of response.body.events) {
       onEvent(event);
-      if (event.kind === "session.ended") return { ended: event };
+      if (event.kind === "session.ended" && !await resumedAfter(client, sessionId, event.seq)) {
+        return { ended: event };
+      }
     }
     cursor = response.body.nextCursor.afterSeq;
     if (response.body.events.length > 0) continue;

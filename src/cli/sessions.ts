@@ -12,7 +12,7 @@ const KILL_SIGNALS = ["SIGTERM", "SIGKILL"];
 /** `svc sessions list|start|show|input|kill` (D1, D7). */
 export const sessionsCommand: Command = {
   name: "sessions",
-  summary: "List, start, show, send input to and kill sessions",
+  summary: "List, start, show, send input to, kill and resume sessions",
   usage: `Usage: svc sessions <subcommand> [options]
 
 Subcommands:
@@ -33,6 +33,10 @@ Subcommands:
       session's stdin; --no-newline leaves the newline out.
   kill ID [--signal SIGTERM|SIGKILL]
       Signals the session's process group (default SIGTERM, SIGKILL after 5s).
+  resume ID [--model M]
+      Continues an ended conversation in a new agent process (D26): the same
+      session and log go on ("svc chat ID" to talk to it). RESUMABLE in
+      "list" says which can be.
 
 Every subcommand takes --home DIR, and --json to print the raw response.`,
   run(args, io) {
@@ -47,6 +51,7 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
   show: showSession,
   input: sendInput,
   kill: killSession,
+  resume: resumeSession,
 };
 
 async function listSessions(args: string[], io: Io): Promise<number> {
@@ -72,8 +77,15 @@ async function listSessions(args: string[], io: Io): Promise<number> {
     const response = await client.get<SessionRecord[]>(`/sessions${search}`);
     return printResponse(io, response, values.json, (sessions) =>
       table(
-        ["ID", "STATUS", "HARNESS", "CREATED", "TITLE"],
-        sessions.map((s) => [s.id, s.status, s.harness, s.created_at, s.title]),
+        ["ID", "STATUS", "HARNESS", "CREATED", "RESUMABLE", "TITLE"],
+        sessions.map((s) => [
+          s.id,
+          s.status,
+          s.harness,
+          s.created_at,
+          s.resumable ? "yes" : "-",
+          s.title,
+        ]),
       ));
   });
 }
@@ -164,6 +176,26 @@ async function killSession(args: string[], io: Io): Promise<number> {
   return await withClient(values.home, io, async (client) => {
     const response = await client.post(`${sessionPath(sessionId)}/kill`, { signal });
     return printResponse(io, response, values.json, () => `Sent ${signal} to ${sessionId}`);
+  });
+}
+
+async function resumeSession(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, {
+    ...CLIENT_OPTIONS,
+    model: { type: "string" },
+  }, { positionals: 1 });
+  const sessionId = requireId(positionals, "session");
+  return await withClient(values.home, io, async (client) => {
+    const response = await client.post<SessionRecord>(
+      `${sessionPath(sessionId)}/resume`,
+      values.model === undefined ? {} : { model: values.model },
+    );
+    return printResponse(
+      io,
+      response,
+      values.json,
+      (session) => `Resumed ${session.id} (resume ${session.resumes}): "svc chat ${session.id}"`,
+    );
   });
 }
 

@@ -64,6 +64,15 @@ export function capabilityRecords(harnesses: readonly HarnessStatus[]): Capabili
       actions: [...SESSION_ACTIONS],
     },
     {
+      // D26: `POST /sessions/{id}/resume` continues an ended conversation (owner-only).
+      id: "svc.sessions.resume",
+      label: "Resume ended conversations",
+      owner: "core",
+      status: "enabled",
+      policy: "owner-only",
+      actions: [],
+    },
+    {
       id: "svc.automations",
       label: "Automations",
       owner: "scheduler",

@@ -166,3 +166,12 @@ export function buildArgv(
 function isFlag(element: string): boolean {
   return element.startsWith("-");
 }
+
+/**
+ * Arguments that make a protocol harness continue a recorded conversation
+ * (D26): claude takes `--resume <session_id>`; codex and ACP agents resume
+ * through their protocol (`thread/resume`, `session/load`) and need none.
+ */
+export function resumeArgs(spec: HarnessSpec, agentSessionId: string): string[] {
+  return spec.protocol === "claude" ? ["--resume", agentSessionId] : [];
+}

@@ -53,6 +53,11 @@ export const inputRequestSchema = z.strictObject({
   contextAdmission: contextAdmissionSchema.optional(),
 });
 
+/** `POST /sessions/{id}/resume` (D26): optionally another model for the rest of it. */
+export const resumeRequestSchema = z.strictObject({
+  model: boundedText(1, 64).optional(),
+});
+
 /** `POST /sessions/{id}/interrupt` and `/close` (D16): an empty object. */
 export const emptyRequestSchema = z.strictObject({});
 

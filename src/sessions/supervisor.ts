@@ -10,7 +10,8 @@ import { redactText, StreamRedactor } from "../events/redact.ts";
 import { newId } from "../ids.ts";
 import type { Logger } from "../log.ts";
 import type { SessionRow, SessionsStore, SessionStatus } from "../store/sessions_store.ts";
-import { buildArgv, type HarnessSpec } from "./harnesses.ts";
+import { buildArgv, type HarnessSpec, resumeArgs } from "./harnesses.ts";
+import { resumeRefusal, worktreeRemoved } from "../policy/resume.ts";
 import {
   Conversation,
   type ConversationIo,
@@ -154,6 +155,8 @@ export class Supervisor {
   readonly #reaper = new MarkedReaper();
   /** Launches past the limit check that are not yet in `#live`. */
   #launching = 0;
+  /** Sessions being resumed, not yet in `#live` (D26: concurrent resumes start one agent). */
+  readonly #resuming = new Set<string>();
 
   constructor(options: SupervisorOptions) {
     this.#options = options;
@@ -219,6 +222,8 @@ export class Supervisor {
       approvals: spec.harness.protocol === "raw" ? null : spec.approvals,
       worktree_json: spec.worktree ? JSON.stringify(spec.worktree) : null,
       leader_start: null,
+      agent_resumable: 0,
+      resumes: 0,
     };
     try {
       sessions.insert(row);
@@ -253,10 +258,109 @@ export class Supervisor {
         );
       }
     }
+    return await this.#start(row, { ...spec, resumed: null });
+  }
+
+  /**
+   * Continues an ended conversation in a new process of its agent (D26): the
+   * same session id and event log (seqs go on after a `session.resumed`
+   * event), its turns and usage adding up. Refused with 409 while live or
+   * being resumed, and when the record says it cannot be; 429 past the live
+   * limit, like a launch. An agent that cannot load it ends the session
+   * `failed` again, its message in the log.
+   */
+  async resume(
+    sessionId: string,
+    options: { harness: HarnessSpec; model?: string; checkWorktree?: (path: string) => boolean },
+  ): Promise<Launched> {
+    const { sessions, events, maxLiveSessions, clock } = this.#options;
+    // Checked and reserved before the first await: of concurrent resumes exactly one starts.
+    if (this.#live.has(sessionId) || this.#resuming.has(sessionId)) {
+      throw new ServiceError(
+        "session_live",
+        409,
+        `Session "${sessionId}" is live or being resumed`,
+        { sessionId },
+      );
+    }
+    const row = sessions.get(sessionId);
+    if (!row) throw sessionNotFound(sessionId);
+    const refusal = resumeRefusal(row);
+    if (refusal !== null) throw refusal;
+    const worktree: WorktreeRecord | null = row.worktree_json === null
+      ? null
+      : JSON.parse(row.worktree_json);
+    if (worktree && !(options.checkWorktree ?? directoryExists)(worktree.path)) {
+      throw worktreeRemoved(sessionId, worktree.path);
+    }
+    if (this.#live.size + this.#launching >= maxLiveSessions) {
+      throw new ServiceError(
+        "too_many_sessions",
+        429,
+        `Cannot resume: ${maxLiveSessions} sessions are already running (maxLiveSessions)`,
+        { limit: maxLiveSessions },
+      );
+    }
+    if (events.degraded) throw storeUnavailable();
+    this.#launching++;
+    this.#resuming.add(sessionId);
+    try {
+      const previousStatus = row.status;
+      const now = isoTime(clock.now());
+      const model = options.model ?? row.model;
+      const fields = {
+        status: "running" as const,
+        activity: "starting" as const,
+        exit_code: null,
+        signal: null,
+        ended_at: null,
+        updated_at: now,
+        model,
+        resumes: row.resumes + 1,
+      };
+      events.open(sessionId, row.last_seq);
+      await events.append(sessionId, "session.resumed", {
+        agentSessionId: row.agent_session_id,
+        previousStatus,
+        resumes: fields.resumes,
+      });
+      sessions.update(sessionId, fields);
+      Object.assign(row, fields);
+      this.#options.publish("session.updated", {
+        sessionId,
+        status: "running",
+        activity: row.activity,
+      });
+      return await this.#start(row, {
+        harness: options.harness,
+        cwd: row.cwd,
+        prompt: null,
+        model,
+        oneShot: false,
+        approvals: row.approvals ?? "deny",
+        resumed: row,
+      });
+    } finally {
+      this.#launching--;
+      this.#resuming.delete(sessionId);
+    }
+  }
+
+  /** Spawns the harness of a recorded row and supervises it (a launch, or a resume). */
+  async #start(
+    row: SessionRow,
+    spec: Pick<LaunchSpec, "harness" | "cwd" | "model" | "oneShot" | "approvals"> & {
+      prompt: string | null;
+      resumed: SessionRow | null;
+    },
+  ): Promise<Launched> {
+    const { sessions, events, clock } = this.#options;
+    const resumeFrom = spec.resumed?.agent_session_id ?? null;
     const { argv, stdinPrompt } = buildArgv(spec.harness, {
-      prompt: spec.prompt,
+      prompt: spec.prompt ?? "",
       model: spec.model,
     });
+    if (resumeFrom !== null) argv.push(...resumeArgs(spec.harness, resumeFrom));
     let process: SpawnedProcess;
     try {
       process = this.#options.spawner.spawn({
@@ -281,12 +385,14 @@ export class Supervisor {
     };
     Object.assign(row, started);
     sessions.update(row.id, started);
-    await events.append(row.id, "session.started", {
-      harness: spec.harness.id,
-      pid: process.pid,
-      cwd: spec.cwd,
-      prompt: truncateUtf8(redactText(spec.prompt), STARTED_PROMPT_BYTES),
-    });
+    if (spec.prompt !== null) {
+      await events.append(row.id, "session.started", {
+        harness: spec.harness.id,
+        pid: process.pid,
+        cwd: spec.cwd,
+        prompt: truncateUtf8(redactText(spec.prompt), STARTED_PROMPT_BYTES),
+      });
+    }
     const live: LiveSession = {
       row,
       process,
@@ -301,17 +407,31 @@ export class Supervisor {
     };
     const protocol = spec.harness.protocol;
     if (protocol !== "raw") {
-      const adapter = this.#options.adapters[protocol]({ cwd: spec.cwd, model: spec.model });
+      const adapter = this.#options.adapters[protocol]({
+        cwd: spec.cwd,
+        model: spec.model,
+        resume: resumeFrom,
+      });
+      const resumed = spec.resumed;
       live.conversation = new Conversation(adapter, {
         io: this.#conversationIo(live, spec.approvals),
         clock,
         timeouts: this.#options.timeouts(),
         prompt: spec.prompt,
         oneShot: spec.oneShot,
+        ...(resumed
+          ? {
+            resumed: {
+              agentSessionId: resumed.agent_session_id,
+              turns: resumed.turns,
+              usage: resumed.usage_json === null ? NO_USAGE : JSON.parse(resumed.usage_json),
+            },
+          }
+          : {}),
       });
     }
     this.#live.set(row.id, live);
-    live.ended = this.#supervise(live, stdinPrompt);
+    live.ended = this.#supervise(live, spec.prompt === null ? null : stdinPrompt);
     live.conversation?.start();
     return { row: sessions.get(row.id) ?? { ...row }, ended: live.ended };
   }
@@ -353,6 +473,7 @@ export class Supervisor {
           sessions.update(sessionId, {
             activity: state.activity,
             agent_session_id: state.agentSessionId,
+            agent_resumable: state.resumable ? 1 : 0,
             turns: state.turns,
             usage_json: JSON.stringify(state.usage),
             updated_at: isoTime(this.#options.clock.now()),
@@ -673,5 +794,13 @@ export class Supervisor {
       activity: null,
     });
     return sessions.get(row.id) ?? { ...row, ...fields };
+  }
+}
+
+function directoryExists(path: string): boolean {
+  try {
+    return Deno.statSync(path).isDirectory;
+  } catch {
+    return false;
   }
 }

@@ -102,4 +102,13 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE sessions ADD COLUMN leader_start TEXT;
   `,
+  // 7: conversations that outlive their process (D26): whether the agent can load the
+  // conversation again, and how often it was resumed. Claude and codex sessions with an agent
+  // session id always could; an ACP agent's `loadSession` was not recorded before.
+  `
+  ALTER TABLE sessions ADD COLUMN agent_resumable INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE sessions ADD COLUMN resumes INTEGER NOT NULL DEFAULT 0;
+  UPDATE sessions SET agent_resumable = 1
+    WHERE protocol IN ('claude', 'codex-app-server') AND agent_session_id IS NOT NULL;
+  `,
 ];

@@ -4,6 +4,7 @@ import type { ProtocolId, Usage } from "../agents/protocol.ts";
 import type { ApprovalPolicy } from "../approvals/broker.ts";
 import type { UsageRow } from "../sessions/usage_totals.ts";
 import type { WorktreeRecord } from "../worktrees/worktree_record.ts";
+import { resumeRefusal } from "../policy/resume.ts";
 
 /** Session statuses (D7); only `running` is live. */
 export const SESSION_STATUSES = ["running", "completed", "failed", "killed", "orphaned"] as const;
@@ -45,26 +46,41 @@ export interface SessionRow {
   worktree_json: string | null;
   /** The leader process's start time (process_tree.ts); null when unknown. */
   leader_start: string | null;
+  /** 1 when the agent said it can load this conversation again (D26), else 0. */
+  agent_resumable: number;
+  /** How many times the conversation was resumed (D26). */
+  resumes: number;
 }
 
 /** The session record served by the API (D7, D16): no `pgid`, `usage` as an object. */
 export type SessionRecord =
   & Omit<
     SessionRow,
-    "pgid" | "usage_json" | "worktree_json" | "leader_start"
+    "pgid" | "usage_json" | "worktree_json" | "leader_start" | "agent_resumable"
   >
   & {
     usage: Usage | null;
     worktree: WorktreeRecord | null;
+    /** The session has ended and `POST /sessions/{id}/resume` can continue it (D26). */
+    resumable: boolean;
   };
 
 /** The API view of a row. */
 export function sessionRecord(row: SessionRow): SessionRecord {
-  const { pgid: _pgid, leader_start: _start, usage_json, worktree_json, ...record } = row;
+  const {
+    pgid: _pgid,
+    leader_start: _start,
+    agent_resumable: _resumable,
+    usage_json,
+    worktree_json,
+    ...record
+  } = row;
+  const worktree: WorktreeRecord | null = worktree_json === null ? null : JSON.parse(worktree_json);
   return {
     ...record,
     usage: usage_json === null ? null : JSON.parse(usage_json),
-    worktree: worktree_json === null ? null : JSON.parse(worktree_json),
+    worktree,
+    resumable: resumeRefusal(row) === null,
   };
 }
 
@@ -96,6 +112,8 @@ const COLUMNS = [
   "approvals",
   "worktree_json",
   "leader_start",
+  "agent_resumable",
+  "resumes",
 ] as const;
 
 /** Session rows in SQLite. */

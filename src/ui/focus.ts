@@ -21,7 +21,7 @@ export interface FocusLine {
 export interface FocusSnapshot {
   readonly sessionId: string | null;
   readonly lines: readonly FocusLine[];
-  /** The assistant's text of the turn in progress, streamed live (D29), or null. */
+  /** The assistant's line being written, streamed live (D29), or null. */
   readonly partial: string | null;
   /** The stream said the session ended and sent everything. */
   readonly ended: boolean;
@@ -53,27 +53,35 @@ export class FocusStore {
     this.#set({ sessionId, lines: [], partial: null, ended: false });
   }
 
-  /** Renders the next event records of the session in focus, in seq order. */
+  /**
+   * Renders the next event records of the session in focus, in seq order,
+   * and live-only deltas (D29) where they came: the transcript hands back the
+   * streamed text as pieces of an open line, shown at the bottom until the
+   * final message closes it.
+   */
   append(records: ReadonlyArray<{ kind: string; payload_json: string }>): void {
     if (this.#transcript === null) return;
     const added: FocusLine[] = [];
-    let partial = this.#snapshot.partial;
+    let open = this.#snapshot.partial;
     for (const record of records) {
-      if (record.kind === "agent.message.delta") {
-        partial = (partial ?? "") + deltaText(record.payload_json);
-        continue;
-      }
-      if (record.kind === "agent.message" || record.kind === "agent.turn") partial = null;
       for (const piece of this.#transcript.render(record)) {
-        if (piece.type === "line") added.push({ text: piece.text, tone: toneOf(piece.text) });
-        else added.push(...this.#rawLines(piece.data));
+        if (piece.type === "line") {
+          added.push({ text: piece.text, tone: toneOf(piece.text) });
+        } else if (piece.type === "output") {
+          added.push(...this.#rawLines(piece.data));
+        } else {
+          const parts = ((open ?? "") + piece.text).split("\n");
+          open = parts.pop() ?? "";
+          added.push(...parts.map((text) => ({ text, tone: "agent" as const })));
+          if (open === "") open = null;
+        }
       }
     }
     const lines = [...this.#snapshot.lines, ...added];
     this.#set({
       ...this.#snapshot,
       lines: lines.length > MAX_FOCUS_LINES ? lines.slice(-MAX_FOCUS_LINES) : lines,
-      partial,
+      partial: open,
     });
   }
 
@@ -106,19 +114,4 @@ function toneOf(text: string): Tone {
   if (text.startsWith("!") || text.startsWith("✗")) return "bad";
   if (text.startsWith(" ") || text.startsWith("·") || text.startsWith("─")) return "dim";
   return "plain";
-}
-
-/** The text of an `agent.message.delta` payload, terminal-safe. */
-function deltaText(payloadJson: string): string {
-  try {
-    const payload = JSON.parse(payloadJson) as { text?: unknown; delta?: unknown };
-    const text = typeof payload.text === "string"
-      ? payload.text
-      : typeof payload.delta === "string"
-      ? payload.delta
-      : "";
-    return terminalSafe(text);
-  } catch {
-    return "";
-  }
 }

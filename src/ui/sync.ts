@@ -103,20 +103,22 @@ export class UiSync {
     try {
       const batch: Array<{ kind: string; payload_json: string }> = [];
       let flush: Promise<void> | null = null;
-      for await (
-        const record of this.#client.streamSessionEvents(session.id, {
-          afterSeq,
-          signal,
-          reconnect: RECONNECT,
-        })
-      ) {
-        // Records that arrive together are rendered together: one frame, not one per event.
+      // Records (and live deltas, D29) that arrive together are rendered together: one frame.
+      const add = (record: { kind: string; payload_json: string }) => {
         batch.push(record);
         flush ??= Promise.resolve().then(() => {
           flush = null;
           if (!signal.aborted) this.#focus.append(batch.splice(0));
         });
-      }
+      };
+      for await (
+        const record of this.#client.streamSessionEvents(session.id, {
+          afterSeq,
+          signal,
+          reconnect: RECONNECT,
+          onLive: add,
+        })
+      ) add(record);
       await flush;
       if (!signal.aborted) this.#focus.ended();
     } catch {

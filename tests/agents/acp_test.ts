@@ -86,7 +86,56 @@ Deno.test("createAcpAdapter() handshakes initialize then session/new", () => {
     agentSessionId: SESSION,
     model: "m-1",
     agentVersion: "2.0.1",
+    resumable: false,
   }]);
+});
+
+Deno.test("createAcpAdapter() resumes with session/load and records none of the replay (D26)", () => {
+  const adapter = createAcpAdapter({ cwd: "/work", model: null, resume: SESSION });
+  adapter.start();
+  const [write] = feed(adapter, {
+    id: 1,
+    result: { protocolVersion: 1, agentCapabilities: { loadSession: true } },
+  });
+  assert(write.type === "write");
+  assertDeep(parse(write.line), {
+    jsonrpc: "2.0",
+    id: 2,
+    method: "session/load",
+    params: { sessionId: SESSION, cwd: "/work", mcpServers: [] },
+  });
+  const replay = feed(adapter, {
+    method: "session/update",
+    params: {
+      sessionId: SESSION,
+      update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "old" } },
+    },
+  }, {
+    method: "session/update",
+    params: {
+      sessionId: SESSION,
+      update: { sessionUpdate: "usage_update", cost: { amount: 0.5, currency: "USD" } },
+    },
+  });
+  assertDeep(replay.map((step) => step.type), ["usage"], "only the running cost, as a base");
+  assertDeep(feed(adapter, { id: 2, result: {} }), [{
+    type: "ready",
+    agentSessionId: SESSION,
+    model: null,
+    agentVersion: null,
+    resumable: true,
+    settleMs: 500,
+  }]);
+  const [prompt] = adapter.sendTurn("next").map(parse);
+  assertEquals((prompt.params as Json).sessionId, SESSION);
+});
+
+Deno.test("createAcpAdapter() cannot resume an agent without loadSession (D26)", () => {
+  const adapter = createAcpAdapter({ cwd: "/work", model: null, resume: SESSION });
+  adapter.start();
+  const [step] = feed(adapter, { id: 1, result: { protocolVersion: 1 } });
+  assert(step.type === "error" && step.fatal);
+  assert.match(step.message, /loadSession/);
 });
 
 Deno.test("createAcpAdapter() fails the session when session/new is refused", () => {

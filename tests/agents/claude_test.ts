@@ -48,6 +48,7 @@ Deno.test("claude adapter: two turns carry one session, messages, results and pe
     agentSessionId: init.session_id,
     model: "claude-sonnet-4-5",
     agentVersion: "2.1.197",
+    resumable: true,
   });
   assert.deepEqual(stepsOf(steps, "session"), [], "the id does not change between turns");
   assert.deepEqual(stepsOf(steps, "message").map((step) => step.text), [

@@ -65,8 +65,42 @@ Deno.test("createCodexAppServerAdapter() handshakes initialize, initialized, thr
     },
   ]);
   assertDeep(feed(adapter, { id: 2, result: { thread: { id: THREAD }, model: "gpt-5" } }), [
-    { type: "ready", agentSessionId: THREAD, model: "gpt-5", agentVersion: "0.169.0" },
+    {
+      type: "ready",
+      agentSessionId: THREAD,
+      model: "gpt-5",
+      agentVersion: "0.169.0",
+      resumable: true,
+    },
   ]);
+});
+
+Deno.test("createCodexAppServerAdapter() resumes a thread with thread/resume (D26)", () => {
+  const adapter = createCodexAppServerAdapter({ cwd: "/work", model: null, resume: THREAD });
+  const [initialize] = adapter.start().map(parse);
+  const steps = feed(adapter, { id: initialize.id, result: { userAgent: "svc/0.169.0 (x)" } });
+  assertDeep(steps.map((step) => step.type === "write" && parse(step.line)), [
+    { method: "initialized" },
+    {
+      id: 2,
+      method: "thread/resume",
+      params: {
+        threadId: THREAD,
+        cwd: "/work",
+        approvalPolicy: "untrusted",
+        sandbox: "workspace-write",
+        excludeTurns: true,
+      },
+    },
+  ]);
+  const [ready] = feed(adapter, { id: 2, result: { thread: { id: THREAD }, model: "gpt-5" } });
+  assertDeep(ready, {
+    type: "ready",
+    agentSessionId: THREAD,
+    model: "gpt-5",
+    agentVersion: "0.169.0",
+    resumable: true,
+  });
 });
 
 Deno.test("createCodexAppServerAdapter() fails the session when the handshake is refused", () => {

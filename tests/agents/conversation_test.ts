@@ -63,7 +63,13 @@ function harness(
   return { clock, written, recorded, published, calls, adapter, conversation, emit, kinds };
 }
 
-const READY: AdapterStep = { type: "ready", agentSessionId: "s1", model: null, agentVersion: null };
+const READY: AdapterStep = {
+  type: "ready",
+  agentSessionId: "s1",
+  model: null,
+  agentVersion: null,
+  resumable: true,
+};
 const turnEnd = (usage: Usage | null = null): AdapterStep => ({
   type: "turn_end",
   status: "completed",

@@ -75,7 +75,7 @@ Deno.test("parseUsage() reads subcommands and flags from usage texts", async (t)
 
   await t.step("the two-space lines of a Subcommands section, not their continuations", () => {
     const parsed = parseUsage("sessions", sessionsCommand.usage);
-    assert.deepEqual(parsed.subcommands, ["list", "start", "show", "input", "kill"]);
+    assert.deepEqual(parsed.subcommands, ["list", "start", "show", "input", "kill", "resume"]);
     for (const flag of ["--status", "--limit", "--project-root", "--prompt-file", "--signal"]) {
       assert.ok(parsed.flags.includes(flag), flag);
     }

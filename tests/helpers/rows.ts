@@ -30,5 +30,7 @@ export function runningSessionRow(id: string): SessionRow {
     approvals: null,
     worktree_json: null,
     leader_start: null,
+    agent_resumable: 0,
+    resumes: 0,
   };
 }

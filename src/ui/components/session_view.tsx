@@ -72,9 +72,7 @@ export function SessionView(
         </Text>
       ))}
       {focus.partial !== null && props.scroll === 0 && (
-        <Text wrap="truncate-start" color={tint("green")}>
-          {`agent › ${safeLine(focus.partial)}▍`}
-        </Text>
+        <Text wrap="truncate-start" color={tint("green")}>{`${focus.partial}▍`}</Text>
       )}
       {props.approval && (
         <Box flexDirection="column">

@@ -1,0 +1,67 @@
+import { ServiceError } from "../errors.ts";
+import type { SessionRow } from "../store/sessions_store.ts";
+
+/** Why a conversation cannot be resumed (D26 `not_resumable` `details.reason`). */
+export type NotResumableReason =
+  | "not_a_conversation"
+  | "no_agent_session_id"
+  | "agent_cannot_load"
+  | "harness_unavailable";
+
+/**
+ * Whether `row` may be resumed now (D26), from the record alone: null when
+ * it may, else the error to answer. Live → 409 `session_live`; a raw
+ * harness, no agent session id, or an agent that cannot load its sessions →
+ * 409 `not_resumable` with the reason; a pruned worktree → 409
+ * `worktree_removed`. Pure: whether the worktree directory still exists is
+ * checked by the caller.
+ */
+export function resumeRefusal(row: SessionRow): ServiceError | null {
+  const sessionId = row.id;
+  if (row.status === "running") {
+    return new ServiceError(
+      "session_live",
+      409,
+      `Session "${sessionId}" is live: it takes input as it is`,
+      { sessionId, status: row.status },
+    );
+  }
+  const reason: NotResumableReason | null = row.protocol === "raw"
+    ? "not_a_conversation"
+    : row.agent_session_id === null
+    ? "no_agent_session_id"
+    : row.agent_resumable !== 1
+    ? "agent_cannot_load"
+    : null;
+  if (reason !== null) return notResumable(sessionId, reason);
+  const worktree = row.worktree_json === null ? null : JSON.parse(row.worktree_json);
+  if (worktree?.removedAt) return worktreeRemoved(sessionId, worktree.path);
+  return null;
+}
+
+const REASONS: Readonly<Record<NotResumableReason, string>> = {
+  not_a_conversation: "it runs a raw harness, not an agent conversation",
+  no_agent_session_id: "its agent never reported a session id",
+  agent_cannot_load: "its agent did not advertise that it can load a session",
+  harness_unavailable: "its harness is no longer configured or installed",
+};
+
+/** 409 `not_resumable` with the reason in `details` (D26). */
+export function notResumable(sessionId: string, reason: NotResumableReason): ServiceError {
+  return new ServiceError(
+    "not_resumable",
+    409,
+    `Session "${sessionId}" cannot be resumed: ${REASONS[reason]}`,
+    { sessionId, reason },
+  );
+}
+
+/** 409 `worktree_removed`: the isolated session's worktree was pruned (D20, D26). */
+export function worktreeRemoved(sessionId: string, path: string): ServiceError {
+  return new ServiceError(
+    "worktree_removed",
+    409,
+    `Session "${sessionId}" cannot be resumed: its worktree "${path}" was removed`,
+    { sessionId, path },
+  );
+}
