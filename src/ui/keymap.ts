@@ -74,17 +74,19 @@ export interface Binding {
   readonly help: string;
 }
 
+const VIEWS_HELP = "fleet, attention, approvals, session, routines, inbox";
+
 /** The keymap. Keys are single characters or Ink key names in angle brackets. */
 export const KEYMAP: readonly Binding[] = [
   { key: "?", command: "help", help: "show or hide this help" },
   { key: "q", command: "quit", help: "quit (the terminal is restored)" },
   { key: "<tab>", label: "Tab", command: "next-view", help: "next view" },
-  { key: "1", command: "view-fleet", help: "fleet: every session" },
-  { key: "2", command: "view-attention", help: "attention: sessions that need you" },
-  { key: "3", command: "view-approvals", help: "approvals: every pending request" },
-  { key: "4", command: "view-session", help: "session: the conversation in focus" },
-  { key: "5", command: "view-routines", help: "routines" },
-  { key: "6", command: "view-inbox", help: "inbox: results of routine runs" },
+  { key: "1", command: "view-fleet", help: VIEWS_HELP },
+  { key: "2", command: "view-attention", help: VIEWS_HELP },
+  { key: "3", command: "view-approvals", help: VIEWS_HELP },
+  { key: "4", command: "view-session", help: VIEWS_HELP },
+  { key: "5", command: "view-routines", help: VIEWS_HELP },
+  { key: "6", command: "view-inbox", help: VIEWS_HELP },
   { key: "c", command: "new-session", help: "new session" },
   { key: "n", command: "next-attention", help: "jump to the next session that needs you" },
   { key: "<up>", label: "↑/k", command: "up", help: "move up" },
@@ -166,17 +168,25 @@ export function commandFor(key: string, view: View): Command | null {
   return global;
 }
 
-/** The help lines of `view`: its own keys, then the global ones, each key once. */
+/**
+ * The help lines of `view`: its own keys, then the global ones; keys that
+ * do the same thing share a line (`k/↑`, and the number keys as `1–6`).
+ */
 export function helpFor(view: View): Array<{ keys: string; help: string }> {
-  const lines: Array<{ keys: string; help: string }> = [];
-  const seen = new Set<string>();
+  const lines = new Map<string, string[]>();
   const own = KEYMAP.filter((b) => b.views?.includes(view));
   const global = KEYMAP.filter((b) => b.views === undefined);
   for (const binding of [...own, ...global]) {
-    const id = `${binding.command}:${binding.help}`;
-    if (seen.has(id)) continue;
-    seen.add(id);
-    lines.push({ keys: binding.label ?? binding.key, help: binding.help });
+    const keys = lines.get(binding.help) ?? [];
+    const label = binding.label ?? binding.key;
+    if (!keys.includes(label)) keys.push(label);
+    lines.set(binding.help, keys);
   }
-  return lines;
+  return [...lines].map(([help, keys]) => ({ keys: joinKeys(keys), help }));
+}
+
+/** `1–6` for a run of number keys, else the keys joined with `/`. */
+function joinKeys(keys: string[]): string {
+  const digits = keys.every((key) => /^\d$/.test(key));
+  return digits && keys.length > 2 ? `${keys[0]}–${keys.at(-1)}` : keys.join("/");
 }
