@@ -1,0 +1,113 @@
+/**
+ * svc ui's one client loop against a real daemon (D25): the lists read once,
+ * then the feed applied (sessions, progress, approvals), the focused
+ * session followed live, and a daemon restart answered with a banner and a
+ * full resync; no daemon at all is a banner, not a crash.
+ */
+import assert from "node:assert/strict";
+import { SvcClient } from "../../src/client/client.ts";
+import { FocusStore } from "../../src/ui/focus.ts";
+import { UiStore } from "../../src/ui/store.ts";
+import { UiSync } from "../../src/ui/sync.ts";
+import { restartTestDaemon, startTestDaemon } from "../helpers/daemon.ts";
+import { removeTree, tempHome } from "../helpers/home.ts";
+
+const agentScript = new URL("../fixtures/stream_json_agent.ts", import.meta.url).pathname;
+const CONFIG = {
+  harnesses: {
+    agent: { command: [Deno.execPath(), "run", "-A", agentScript], protocol: "claude" },
+  },
+};
+
+async function until<T>(what: string, probe: () => T | undefined | null | false, ms = 10_000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+Deno.test("UiSync reads the lists, follows the feed and the focused session, and resyncs after a restart", async () => {
+  const home = await tempHome();
+  const project = await Deno.realPath(await tempHome());
+  let daemon = await startTestDaemon({ home, configJson: CONFIG });
+  const client = new SvcClient({ socketPath: daemon.socket });
+  const store = new UiStore();
+  const focus = new FocusStore();
+  const sync = new UiSync({ client, store, focus });
+  const stop = new AbortController();
+  const running = sync.run(stop.signal);
+  try {
+    await until("the first sync", () => store.snapshot().connection === "connected");
+    assert.deepEqual(store.snapshot().harnesses.map((h) => h.id), ["agent"]);
+    const launched = await client.post<{ id: string }>("/sessions", {
+      harness: "agent",
+      projectRoot: project,
+      prompt: "ask Bash npm test",
+      title: "from the test",
+    });
+    const id = launched.body.id;
+    await until("the session", () => store.snapshot().sessions.get(id));
+    await until("its approval", () => store.snapshot().approvals.some((a) => a.sessionId === id));
+    assert.equal(store.takeNewApprovals(), 1);
+    await until("its progress", () => store.snapshot().lastEventAt.has(id));
+
+    sync.focus(store.snapshot().sessions.get(id)!);
+    await until(
+      "the conversation",
+      () => focus.snapshot().lines.some((line) => line.text.includes("ask Bash npm test")),
+    );
+    const approval = store.snapshot().approvals.find((a) => a.sessionId === id)!;
+    await client.post("/actions", {
+      action: "svc.sessions.approve",
+      sessionId: id,
+      requestId: approval.requestId,
+      decision: "allow",
+    });
+    await until("the approval gone", () => store.snapshot().approvals.length === 0);
+    await until(
+      "the agent's answer, live",
+      () => focus.snapshot().lines.some((line) => line.text.includes("allowed")),
+    );
+    await until(
+      "the turn's end on the record",
+      () => store.snapshot().sessions.get(id)?.activity === "idle",
+    );
+
+    await daemon[Symbol.asyncDispose]();
+    await until("the banner", () => store.snapshot().connection === "disconnected");
+    assert.ok(store.snapshot().sessions.has(id), "what was known stays on screen");
+    daemon = await restartTestDaemon({ home, configJson: CONFIG });
+    await until("the resync", () => store.snapshot().connection === "connected", 15_000);
+    assert.match(store.snapshot().banner ?? "", /restarted/);
+    assert.equal(store.snapshot().sessions.get(id)?.status, "killed");
+  } finally {
+    stop.abort();
+    sync.stop();
+    await running;
+    client.close();
+    await daemon[Symbol.asyncDispose]();
+    await removeTree(home);
+    await removeTree(project);
+  }
+});
+
+Deno.test("UiSync without a daemon says so and keeps trying, without throwing", async () => {
+  const home = await tempHome();
+  const client = new SvcClient({ socketPath: `${home}/svc.sock` });
+  const store = new UiStore();
+  const sync = new UiSync({ client, store, focus: new FocusStore() });
+  const stop = new AbortController();
+  const running = sync.run(stop.signal);
+  try {
+    await until("the banner", () => store.snapshot().connection === "disconnected");
+    assert.match(store.snapshot().banner ?? "", /No daemon answers.*svc serve/);
+  } finally {
+    stop.abort();
+    await running;
+    client.close();
+    await removeTree(home);
+  }
+});
