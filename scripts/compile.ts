@@ -52,6 +52,38 @@ export const ENV_VARS: readonly string[] = [
   "USERDOMAIN",
   "XDG_CONFIG_HOME",
   "LOCALAPPDATA",
+  // deno task sets INIT_CWD to the user's directory (the CLI resolves paths against it).
+  "INIT_CWD",
+  // svc worktrees diff: the user's pager.
+  "PAGER",
+  "LESS",
+  // svc ui (D25): every variable Ink, React, chalk's colour detection, ansi-escapes and
+  // is-in-ci read (listed from the bundle; any other read fails the binary), and EDITOR_URL of
+  // React's devtools, which load only with DEV=true.
+  "NODE_ENV",
+  "DEV",
+  "TERM",
+  "TERM_PROGRAM",
+  "TERM_PROGRAM_VERSION",
+  "COLORTERM",
+  "FORCE_COLOR",
+  "TMUX",
+  "CI",
+  "CONTINUOUS_INTEGRATION",
+  "CI_NAME",
+  "TF_BUILD",
+  "AGENT_NAME",
+  "TEAMCITY_VERSION",
+  "GITHUB_ACTIONS",
+  "GITEA_ACTIONS",
+  "CIRCLECI",
+  "TRAVIS",
+  "APPVEYOR",
+  "GITLAB_CI",
+  "BUILDKITE",
+  "DRONE",
+  "INK_SCREEN_READER",
+  "EDITOR_URL",
 ];
 
 /**

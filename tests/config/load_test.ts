@@ -14,6 +14,7 @@ Deno.test("parseConfig() applies defaults to an empty object", () => {
     approvals: { interactive: "ask", unattended: "deny", timeoutSeconds: 600 },
     worktrees: { keep: 10 },
     worktreeSetup: {},
+    ui: { stalledAfterSeconds: 120 },
     notify: null,
   });
 });

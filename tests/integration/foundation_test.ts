@@ -53,8 +53,8 @@ Deno.test("health, capabilities, api-version and session-policy over the socket 
   const automations = caps.body.capabilities.find((c) => c.id === "svc.automations")!;
   assert.equal(automations.owner, "scheduler");
   assert.equal(automations.policy, "approval-required");
-  // The ten of C4.1, then worktrees, prune, inbox and result (D20, D21).
-  assert.equal((automations.actions as string[]).length, 14);
+  // The ten of C4.1, then worktrees, prune, inbox, result (D20, D21) and overview (D25).
+  assert.equal((automations.actions as string[]).length, 15);
   const claude = caps.body.capabilities.find((c) => c.id === "svc.harness.claude")!;
   assert.equal(claude.status, "disabled");
   assert.equal(claude.owner, "claude");

@@ -200,7 +200,9 @@ Deno.test("the daemon-wide feed tells of sessions; daemon stop ends every stream
     assert.equal(created!.event, "session.created");
     assert.equal(JSON.parse(created!.data).sessionId, id);
     await t.client.post(`/sessions/${id}/kill`, {});
-    const updated = await feed.next();
+    let updated = await feed.next();
+    // The log growing (session.progress, D25) may come first: the change of status follows.
+    while (updated?.event === "session.progress") updated = await feed.next();
     assert.equal(updated!.event, "session.updated");
     assert.deepEqual(JSON.parse(updated!.data), {
       sessionId: id,

@@ -76,7 +76,7 @@ Deno.test("the permission flags are explicit (no -A) and the env list is what th
     "--allow-run",
     "--allow-net",
     "--allow-sys",
-    "--allow-env=HOME,SVC_HOME,CODEX_HOME,PATH,PATHEXT,USERPROFILE,NO_COLOR,TZ,USERNAME,USERDOMAIN,XDG_CONFIG_HOME,LOCALAPPDATA",
+    "--allow-env=HOME,SVC_HOME,CODEX_HOME,PATH,PATHEXT,USERPROFILE,NO_COLOR,TZ,USERNAME,USERDOMAIN,XDG_CONFIG_HOME,LOCALAPPDATA,INIT_CWD,PAGER,LESS,NODE_ENV,DEV,TERM,TERM_PROGRAM,TERM_PROGRAM_VERSION,COLORTERM,FORCE_COLOR,TMUX,CI,CONTINUOUS_INTEGRATION,CI_NAME,TF_BUILD,AGENT_NAME,TEAMCITY_VERSION,GITHUB_ACTIONS,GITEA_ACTIONS,CIRCLECI,TRAVIS,APPVEYOR,GITLAB_CI,BUILDKITE,DRONE,INK_SCREEN_READER,EDITOR_URL",
   ]);
   for (const name of ["HOME", "SVC_HOME", "CODEX_HOME", "PATH", "PATHEXT", "USERPROFILE"]) {
     assert.ok(ENV_VARS.includes(name), name);
@@ -92,7 +92,7 @@ async function envNamesReadBySource(dir: string): Promise<Map<string, string>> {
     const path = join(dir, entry.name);
     if (entry.isDirectory) {
       for (const [name, file] of await envNamesReadBySource(path)) names.set(name, file);
-    } else if (entry.name.endsWith(".ts")) {
+    } else if (/\.tsx?$/.test(entry.name)) {
       const code = await Deno.readTextFile(path);
       for (const call of code.matchAll(/(?:Deno\.env\.get|\benv)\(([^()]*)\)/g)) {
         for (const literal of call[1].matchAll(/["']([A-Z_][A-Z0-9_]*)["']/g)) {
@@ -120,7 +120,7 @@ Deno.test("compileArgs: one deno compile per target into outDir/svc-<target>[.ex
     "--allow-run",
     "--allow-net",
     "--allow-sys",
-    "--allow-env=HOME,SVC_HOME,CODEX_HOME,PATH,PATHEXT,USERPROFILE,NO_COLOR,TZ,USERNAME,USERDOMAIN,XDG_CONFIG_HOME,LOCALAPPDATA",
+    "--allow-env=HOME,SVC_HOME,CODEX_HOME,PATH,PATHEXT,USERPROFILE,NO_COLOR,TZ,USERNAME,USERDOMAIN,XDG_CONFIG_HOME,LOCALAPPDATA,INIT_CWD,PAGER,LESS,NODE_ENV,DEV,TERM,TERM_PROGRAM,TERM_PROGRAM_VERSION,COLORTERM,FORCE_COLOR,TMUX,CI,CONTINUOUS_INTEGRATION,CI_NAME,TF_BUILD,AGENT_NAME,TEAMCITY_VERSION,GITHUB_ACTIONS,GITEA_ACTIONS,CIRCLECI,TRAVIS,APPVEYOR,GITLAB_CI,BUILDKITE,DRONE,INK_SCREEN_READER,EDITOR_URL",
     "--target",
     "x86_64-unknown-linux-gnu",
     "--output",

@@ -14,6 +14,7 @@ import { PERMISSION_FLAGS } from "../../scripts/compile.ts";
 import { SvcClient } from "../../src/client/client.ts";
 import { allEvents, waitForEnd } from "../helpers/daemon.ts";
 import { removeTree, tempHome } from "../helpers/home.ts";
+import { shellQuote, TMUX_INSTALLED, tmuxPane } from "../helpers/tmux.ts";
 
 type Json = Record<string, unknown>;
 
@@ -25,6 +26,67 @@ function staticSpecifiers(code: string): string[] {
   for (const match of code.matchAll(fromClause)) found.push(match[1]);
   for (const match of code.matchAll(bare)) found.push(match[1]);
   return found;
+}
+
+/**
+ * Constructs some bundled npm modules hold that never run or never leave the
+ * bundle (svc ui, D25), each with why: `[module path part, construct]`.
+ */
+const ALLOWED_IN_MODULES: ReadonlyArray<readonly [string, RegExp]> = [
+  // Ink reads its package.json and loads its devtools only when DEV=true.
+  ["/ink/8.0.0/build/reconciler.js", /import\("node:fs"\)|import\.meta\.(url|resolve)/],
+  // A warning message of React's development build quotes `lazy(() => import('./MyComponent'))`.
+  ["/react/19.3.1/cjs/react.development.js", /import\('\.\/MyComponent'/],
+  // Emscripten's default locateFile; the wasm itself is inlined as base64.
+  ["/yoga-layout/3.2.1/dist/binaries/yoga-wasm-base64-esm.js", /import\.meta\.url/],
+];
+
+/**
+ * The bundle without the allowed constructs of ALLOWED_IN_MODULES (module by
+ * module), and without the bundler's own `require` for node built-ins of
+ * CommonJS modules (`__deno_internal_createRequire(import.meta.url)`).
+ */
+function withoutAllowed(code: string): string {
+  code = code.replace("__deno_internal_createRequire(import.meta.url)", "");
+  return code.split(/^(?=\/\/ \S+\.[cm]?[jt]sx?$)/m).map((segment) => {
+    const header = segment.slice(0, segment.indexOf("\n"));
+    let text = segment;
+    for (const [module, construct] of ALLOWED_IN_MODULES) {
+      if (header.includes(module)) text = text.replace(new RegExp(construct, "g"), "");
+    }
+    return text;
+  }).join("");
+}
+
+/** Runs the bundle's `svc ui` in tmux with the empty DENO_DIR, sees its first frame, quits. */
+async function uiFromBundle(
+  options: {
+    runArgs: string[];
+    env: Record<string, string>;
+    cwd: string;
+    home: string;
+    version: string;
+    work: string;
+  },
+): Promise<void> {
+  const pane = tmuxPane(options.work, "ui");
+  const envs = Object.entries({ ...options.env, TERM: "xterm-256color" })
+    .map(([name, value]) => `${name}=${shellQuote(value)}`).join(" ");
+  const svc = [Deno.execPath(), ...options.runArgs, "ui", "--home", options.home]
+    .map(shellQuote).join(" ");
+  try {
+    await pane.start(`env -i ${envs} ${svc} 2>&1; echo "ui-exit=$?"; exec sleep 600`, {
+      cwd: options.cwd,
+      columns: 100,
+      rows: 24,
+    });
+    await pane.waitFor(new RegExp(`svc ${options.version.replaceAll(".", "\\.")} · up`));
+    await pane.keys(["q"], true);
+    const screen = await pane.waitFor(/^ui-exit=/m);
+    assert.match(screen, /^ui-exit=0$/m, screen);
+  } finally {
+    await pane.kill();
+  }
 }
 
 /** Every file under `dir` (relative paths). */
@@ -63,7 +125,7 @@ Deno.test({
     try {
       // 1. Bundle with the release script (esbuild comes from the normal DENO_DIR).
       const { outFile, version } = await bundle({ outFile: join(work, "out", "svc.js") });
-      const code = await Deno.readTextFile(outFile);
+      const code = withoutAllowed(await Deno.readTextFile(outFile));
 
       // 2. What the bundle may reach: node:* modules only, no file beside its source.
       const specifiers = staticSpecifiers(code);
@@ -150,6 +212,9 @@ Deno.test({
       assert.equal(stdout, "hello-from-bundle\nprompt=from-the-test\n");
       client.close();
       client = null;
+
+      // 4b. svc ui from the same file, in a real terminal: Ink, React and yoga are in the bundle.
+      if (TMUX_INSTALLED) await uiFromBundle({ runArgs, env, cwd, home, version, work });
 
       // 5. SIGTERM: graceful stop, exit 0, socket removed.
       child.kill("SIGTERM");

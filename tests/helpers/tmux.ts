@@ -1,0 +1,83 @@
+/**
+ * A tmux server of a test's own (its socket in a directory of the test), to
+ * run a terminal program for real: type keys, read the screen, resize it
+ * and ask tmux about the terminal's state. `TMUX_INSTALLED` says whether the
+ * tests that need it can run (they are skipped, loudly, without it).
+ */
+
+async function hasTmux(): Promise<boolean> {
+  try {
+    const { success } = await new Deno.Command("tmux", {
+      args: ["-V"],
+      stdout: "null",
+      stderr: "null",
+    }).output();
+    return success;
+  } catch {
+    return false;
+  }
+}
+
+export const TMUX_INSTALLED = await hasTmux();
+
+/** `text` quoted for a POSIX shell. */
+export function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
+}
+
+/** The tmux server on `${dir}/tmux.sock`, with one session named `name`. */
+export function tmuxPane(dir: string, name: string) {
+  const socket = `${dir}/tmux.sock`;
+  const run = async (...args: string[]): Promise<string> => {
+    const output = await new Deno.Command("tmux", {
+      args: ["-S", socket, "-f", "/dev/null", ...args],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const decoder = new TextDecoder();
+    if (!output.success) {
+      throw new Error(`tmux ${args.join(" ")}: ${decoder.decode(output.stderr)}`);
+    }
+    return decoder.decode(output.stdout);
+  };
+  const screen = (escapes = false) =>
+    run("capture-pane", "-p", ...(escapes ? ["-e"] : []), "-t", name);
+  return {
+    run,
+    /** Starts `command` (a shell line) in a `columns`×`rows` pane, in `cwd`. */
+    start: (command: string, options: { cwd: string; columns: number; rows: number }) =>
+      run(
+        "new-session",
+        "-d",
+        "-s",
+        name,
+        "-x",
+        String(options.columns),
+        "-y",
+        String(options.rows),
+        "-c",
+        options.cwd,
+        command,
+      ),
+    /** The pane's visible text (`escapes`: with its styles as escape sequences). */
+    screen,
+    /** Sends tmux key names (`Enter`, `C-c`, `Up`) or, with `literal`, text as typed. */
+    keys: (keys: string[], literal = false) =>
+      run("send-keys", "-t", name, ...(literal ? ["-l"] : []), ...keys),
+    /** A tmux format of the pane (`#{alternate_on}`, `#{cursor_flag}`, `#{pane_title}`). */
+    format: async (format: string) => (await run("display", "-p", "-t", name, format)).trim(),
+    resize: (columns: number, rows: number) =>
+      run("resize-window", "-t", name, "-x", String(columns), "-y", String(rows)),
+    /** Waits until the screen matches `pattern`; returns the screen. */
+    async waitFor(pattern: RegExp, timeoutMs = 20_000): Promise<string> {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const text = await screen();
+        if (pattern.test(text)) return text;
+        if (Date.now() > deadline) throw new Error(`The screen never matched ${pattern}:\n${text}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
+    kill: () => run("kill-server").catch(() => ""),
+  };
+}
