@@ -177,8 +177,8 @@ export function isInside(path: string, root: string): boolean {
 }
 
 /**
- * A path glob as a RegExp over absolute paths: `**/` any directories (none
- * too), `**` any run of characters,
+ * A path glob as a RegExp over absolute paths: `**` then a slash is any
+ * directories (none too), `**` any run of characters,
  * `*` any run without `/`, `?` one character but `/`; everything else is
  * literal. A relative glob is taken from `root`; a glob naming a directory
  * with a trailing `/` matches everything under it.
