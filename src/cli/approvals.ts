@@ -31,7 +31,14 @@ function expiresIn(expiresAt: string, nowMs: number): string {
 }
 
 /** The pending list as a table (pure: the time is passed in). */
-export function approvalsTable(approvals: PendingApproval[], nowMs: number): string {
+export function approvalsTable(
+  approvals: Array<
+    Pick<PendingApproval, "sessionId" | "requestId" | "tool" | "summary" | "expiresAt"> & {
+      requestedAt?: string;
+    }
+  >,
+  nowMs: number,
+): string {
   if (approvals.length === 0) return "No pending approvals";
   return table(
     ["SESSION", "REQUEST", "TOOL", "EXPIRES", "SUMMARY"],

@@ -8,7 +8,7 @@
  * or wrapper is denied, and any one path matching denies. See docs/approvals.md.
  */
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { basename, type ParsedCommand, parseCommand } from "./shell_command.ts";
+import { basename, parseCommand, type ParsedCommand } from "./shell_command.ts";
 
 /** A stored rule (D28). */
 export interface ApprovalRule {

@@ -9,7 +9,7 @@ import { redactText, StreamRedactor } from "../events/redact.ts";
 import { newId } from "../ids.ts";
 import type { Logger } from "../log.ts";
 import type { SessionRow, SessionsStore, SessionStatus } from "../store/sessions_store.ts";
-import { buildArgv, type HarnessSpec } from "./harnesses.ts";
+import { buildArgv, type HarnessSpec, launchEnv } from "./harnesses.ts";
 import {
   Conversation,
   type ConversationIo,
@@ -234,7 +234,10 @@ export class Supervisor {
       process = this.#options.spawner.spawn({
         argv,
         cwd: spec.cwd,
-        env: { [SESSION_MARKER]: row.id },
+        env: {
+          ...launchEnv(spec.harness, spec.harness.protocol === "raw" ? null : spec.approvals),
+          [SESSION_MARKER]: row.id,
+        },
       });
     } catch (error) {
       const message = (error as Error).message;

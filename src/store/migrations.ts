@@ -102,4 +102,15 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE sessions ADD COLUMN leader_start TEXT;
   `,
+  // 7: standing approval rules (D28), and the permission decisions the approval log reads.
+  `
+  CREATE TABLE approval_rules (
+    id           TEXT PRIMARY KEY,
+    decision     TEXT NOT NULL,
+    rule_json    TEXT NOT NULL,
+    created_at   TEXT NOT NULL
+  );
+  CREATE INDEX events_permission_resolved ON events (kind)
+    WHERE kind = 'agent.permission.resolved';
+  `,
 ];

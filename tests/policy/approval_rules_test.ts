@@ -48,7 +48,7 @@ const MATCHING = [
   "npm test --coverage",
   "bash -c 'npm test'",
   "/bin/bash -lc 'npm test --ci'",
-  "sh -c \"npm test\"",
+  'sh -c "npm test"',
   'npm test "a b"',
   "npm test a\\ b",
 ];
@@ -130,7 +130,7 @@ const HOSTILE = [
   '"npm test"',
   "bash -c 'npm test; rm -rf /'",
   "bash -c 'npm test' extra",
-  "bash -c \"npm test $(rm)\"",
+  'bash -c "npm test $(rm)"',
   "npm test 'unterminated",
   "time npm test",
   "npm test -- $(id)",
@@ -197,7 +197,10 @@ Deno.test("a deny rule matches its program anywhere in a chain, wrapper or subst
     // A deny rule with arguments matches its prefix only.
     const denyPush = rule({ decision: "deny", command: ["git", "push"] });
     assert.equal(await decide([allowAll, denyPush], { command: "git push -f" }, session), "deny");
-    assert.equal(await decide([allowAll, denyPush], { command: "ls && git push" }, session), "deny");
+    assert.equal(
+      await decide([allowAll, denyPush], { command: "ls && git push" }, session),
+      "deny",
+    );
     assert.equal(await decide([allowAll, denyPush], { command: "git status" }, session), "allow");
   } finally {
     await Deno.remove(session.projectRoot, { recursive: true });
