@@ -122,12 +122,13 @@ export const OPENCODE_ASK_PERMISSIONS: Readonly<Record<string, string>> = Object
 });
 
 /**
- * Environment a built-in gets at launch so that every tool call it would run
- * without asking reaches svc's broker (D28), unless the session's policy is
- * `allow` (then the agent's own defaults stand). Configured harnesses get none.
+ * Environment a built-in protocol session gets at launch so that every tool
+ * call it would run without asking reaches svc's broker (D28). Also under
+ * policy `allow`: the broker then allows at once, but a standing deny rule
+ * still applies. Raw sessions (`approvals` null) and configured harnesses get none.
  */
 export function launchEnv(spec: HarnessSpec, approvals: string | null): Record<string, string> {
-  if (!spec.builtin || approvals === null || approvals === "allow") return {};
+  if (!spec.builtin || approvals === null) return {};
   if (spec.id === "opencode") {
     return { OPENCODE_PERMISSION: JSON.stringify(OPENCODE_ASK_PERMISSIONS) };
   }

@@ -235,7 +235,7 @@ Deno.test("HARNESS_ID_PATTERN accepts D3 ids only", () => {
   }
 });
 
-Deno.test("launchEnv() routes opencode's permissions to svc unless the policy is allow (D28)", () => {
+Deno.test("launchEnv() routes opencode's permissions to svc in protocol sessions (D28)", () => {
   const opencode = builtinSpec("opencode");
   const env = launchEnv(opencode, "ask");
   assert.deepEqual(JSON.parse(env.OPENCODE_PERMISSION), {
@@ -247,7 +247,7 @@ Deno.test("launchEnv() routes opencode's permissions to svc unless the policy is
     doom_loop: "ask",
   });
   assert.deepEqual(launchEnv(opencode, "deny"), env);
-  assert.deepEqual(launchEnv(opencode, "allow"), {});
+  assert.deepEqual(launchEnv(opencode, "allow"), env, "deny rules apply under allow too");
   assert.deepEqual(launchEnv(opencode, null), {});
   assert.deepEqual(launchEnv(builtinSpec("claude"), "ask"), {});
   const configured = buildRegistry({ opencode: { command: ["opencode", "acp"], protocol: "acp" } });
