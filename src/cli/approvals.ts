@@ -260,8 +260,8 @@ export const approveCommand: Command = {
     `Usage: svc approve SESSION REQUEST [--deny] [--remember] [--message TEXT] [--home DIR] [--json]
 
 Answers one pending permission request (see "svc approvals"): allow by default,
---deny to refuse. --remember allows the same for the rest of the session where
-the agent offers it. --message is shown to the agent with a denial. Prints what
+--deny to refuse. --remember stores svc's own rule for the rest of the session
+(see "svc approvals rules"; D28). --message is shown to the agent with a denial. Prints what
 was answered, e.g. "Allowed Bash: touch x (ses_… req_1)". Exit 1 when the
 request is no longer pending or unknown.`,
   async run(args, io) {
