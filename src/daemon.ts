@@ -205,6 +205,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       publish: (kind, data) => feed.publish(kind, data),
       decide: (sessionId, policy, request, signal) =>
         approvals.decide(sessionId, policy, request, signal),
+      checkRules: (sessionId, request) => approvals.checkRules(sessionId, request),
       finalize: (row) => worktrees.finalize(row),
     });
     const orphans = supervisor.recoverOrphans();

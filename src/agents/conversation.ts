@@ -64,8 +64,13 @@ export interface ConversationIo {
   kill(): void;
   /** The record fields changed. */
   changed(state: ConversationState): void;
-  /** Answers a permission request (the policy now; the approval broker later, D18). */
+  /** Answers a permission request (the approval broker, D18). */
   decide(request: PermissionRequest, signal: AbortSignal): Promise<PermissionDecision>;
+  /**
+   * The standing rules' answer (D28), asked before the request is recorded so
+   * that `decide` makes it pending at once; null when no rule answers.
+   */
+  checkRules?(request: PermissionRequest): Promise<PermissionDecision | null>;
 }
 
 /** Timeouts of a conversation, in milliseconds (config, D16). */
@@ -325,6 +330,8 @@ export class Conversation {
       options: step.options,
     };
     const target = step.target;
+    const asked = target === undefined ? request : { ...request, target };
+    const ruled = (await this.#io.checkRules?.(asked)) ?? null;
     // The command and paths are recorded (redacted) for the approval log (D28).
     await this.#io.record("agent.permission", {
       ...request,
@@ -333,10 +340,7 @@ export class Conversation {
         ? { paths: target.paths.slice(0, 64).map((path) => boundedText(path)) }
         : {}),
     });
-    const decision = await this.#io.decide(
-      target === undefined ? request : { ...request, target },
-      abort.signal,
-    );
+    const decision = ruled ?? await this.#io.decide(asked, abort.signal);
     this.#pending.delete(abort);
     // Durable before the agent gets the answer (D18).
     await this.#io.record("agent.permission.resolved", {

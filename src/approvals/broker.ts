@@ -74,6 +74,8 @@ interface Waiting {
 
 /** Resolved request keys remembered to tell 409 (answered) from 404 (never asked). */
 const MAX_RESOLVED = 10_000;
+/** Checked requests kept for their `decide` call (one that never comes is forgotten). */
+const MAX_CHECKED = 1000;
 
 /** Options of the broker. */
 export interface BrokerOptions {
@@ -99,6 +101,8 @@ export class ApprovalBroker {
   readonly #options: BrokerOptions;
   readonly #waiting = new Map<string, Waiting>();
   readonly #resolved = new Set<string>();
+  /** Requests checked against the rules and not yet decided: how rules saw them. */
+  readonly #checked = new Map<string, PreparedRequest>();
 
   constructor(options: BrokerOptions) {
     this.#options = options;
@@ -115,18 +119,46 @@ export class ApprovalBroker {
     request: PermissionRequest,
     signal: AbortSignal,
   ): Promise<PermissionDecision> {
+    const key = keyOf(sessionId, request.requestId);
     const session = this.#session(sessionId);
-    let prepared: PreparedRequest | null = null;
-    if (session !== null) {
-      try {
-        prepared = await prepareRequest(request.tool, request.target ?? NO_TARGET, session);
-        const rule = matchRules(this.#options.rules?.() ?? [], prepared, session);
-        if (rule !== null) return byRule(rule);
-      } catch (error) {
-        this.#options.onRuleError?.(error);
-      }
+    // Checked already (the conversation asks before it records the request): no await, so the
+    // request is pending by the time anyone can read its `agent.permission` event.
+    const checked = this.#checked.get(key);
+    this.#checked.delete(key);
+    if (checked !== undefined || session === null) {
+      return this.#decideByPolicy(sessionId, policy, request, signal, session, checked ?? null);
     }
+    const ruled = await this.checkRules(sessionId, request);
+    if (ruled !== null) return ruled;
+    const prepared = this.#checked.get(key) ?? null;
+    this.#checked.delete(key);
     return this.#decideByPolicy(sessionId, policy, request, signal, session, prepared);
+  }
+
+  /**
+   * The standing rules' answer to a request (D28), or null when no rule
+   * answers it; `decide` then asks as usual. Never throws: a failed check
+   * is reported and answers null.
+   */
+  async checkRules(
+    sessionId: string,
+    request: PermissionRequest,
+  ): Promise<PermissionDecision | null> {
+    const session = this.#session(sessionId);
+    if (session === null) return null;
+    try {
+      const prepared = await prepareRequest(request.tool, request.target ?? NO_TARGET, session);
+      const rule = matchRules(this.#options.rules?.() ?? [], prepared, session);
+      if (rule !== null) return byRule(rule);
+      const key = keyOf(sessionId, request.requestId);
+      this.#checked.set(key, prepared);
+      if (this.#checked.size > MAX_CHECKED) {
+        this.#checked.delete(this.#checked.keys().next().value!);
+      }
+    } catch (error) {
+      this.#options.onRuleError?.(error);
+    }
+    return null;
   }
 
   #session(sessionId: string): RuleSession | null {

@@ -104,6 +104,11 @@ export interface SupervisorOptions {
     request: PermissionRequest,
     signal: AbortSignal,
   ) => Promise<PermissionDecision>;
+  /** The standing rules' answer to a request before it is recorded (D28); null: none. */
+  checkRules?: (
+    sessionId: string,
+    request: PermissionRequest,
+  ) => Promise<PermissionDecision | null>;
   /**
    * Fields to store with an ending session, taken before `session.ended` is
    * recorded (D20: its worktree's changes counted). Must not throw.
@@ -333,6 +338,8 @@ export class Supervisor {
         }
       },
       decide: (request, signal) => this.#options.decide(sessionId, approvals, request, signal),
+      checkRules: (request) =>
+        this.#options.checkRules?.(sessionId, request) ?? Promise.resolve(null),
     };
   }
 

@@ -200,6 +200,16 @@ Deno.test("ApprovalBroker: rules decide before anyone is asked, under every poli
     assert.deepEqual((await always).remember, false);
     const next = await b.decide("s2", "ask", shell("r6", "git status --short"), never);
     assert.deepEqual([next.by, next.ruleId], ["rule", "apr_3"]);
+    // Checked first (as the conversation does), a request is pending as soon as decide is called.
+    assert.equal(await b.checkRules("s1", shell("r7", "make")), null);
+    const pendingAtOnce = b.decide("s1", "ask", shell("r7", "make"), never);
+    assert.deepEqual(b.list().map((a) => [a.requestId, a.argv]), [["r7", ["make"]]]);
+    b.answer("s1", "r7", { decision: "deny", remember: false, message: null });
+    assert.equal((await pendingAtOnce).by, "owner");
+    assert.deepEqual(
+      (await b.checkRules("s1", shell("r8", "git status")))?.ruleId,
+      "apr_3",
+    );
   } finally {
     await Deno.remove(root, { recursive: true });
   }
