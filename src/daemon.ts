@@ -30,6 +30,8 @@ import { ADAPTERS } from "./agents/adapters.ts";
 import type { ConversationTimeouts } from "./agents/conversation.ts";
 import { ApprovalBroker } from "./approvals/broker.ts";
 import { ProgressNotices } from "./events/progress_notices.ts";
+import { ApprovalRules } from "./approvals/rules.ts";
+import { ApprovalRulesStore } from "./store/approval_rules_store.ts";
 import { DaemonFeed } from "./events/daemon_feed.ts";
 import { commandNotifier, notify, type NotifyEvent } from "./notify/notify_command.ts";
 import { denoSpawner, type Spawner } from "./sessions/spawner.ts";
@@ -164,8 +166,22 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     await Promise.all([capabilities.found(), resolveSvcVersion()]);
 
     const notifier = commandNotifier(log, { processes });
+    const approvalRulesStore = new ApprovalRulesStore(db);
+    const approvalRules = new ApprovalRules(approvalRulesStore, clock, log);
     const approvals = new ApprovalBroker({
       clock,
+      rules: () => approvalRules.forMatching(),
+      addRule: (rule) => approvalRules.add(rule),
+      session: (sessionId) => {
+        const row = sessions.get(sessionId);
+        return row === null
+          ? null
+          : { harness: row.harness, projectRoot: row.project_root, cwd: row.cwd };
+      },
+      onRuleError: (error) =>
+        log.error("Checking the approval rules failed: the request is decided without them", {
+          error,
+        }),
       timeoutMs: () => config.approvals.timeoutSeconds * 1000,
       onPending: (approval) => {
         feed.publish("approval.requested", {
@@ -203,6 +219,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       publish: (kind, data) => feed.publish(kind, data),
       decide: (sessionId, policy, request, signal) =>
         approvals.decide(sessionId, policy, request, signal),
+      checkRules: (sessionId, request) => approvals.checkRules(sessionId, request),
       finalize: (row) => worktrees.finalize(row),
     });
     const orphans = supervisor.recoverOrphans();
@@ -356,6 +373,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         scheduler,
         capabilities,
         approvals,
+        approvalRules,
+        approvalLog: approvalRulesStore,
         worktrees,
         inbox: new Inbox(runsStore, clock),
         storeLost: () => store.state() === "lost",

@@ -35,7 +35,7 @@ function increment(digits: number[]): void {
   }
 }
 
-/** `ses_…`, `evt_…`, `run_…` ids (D4). */
-export function newId(prefix: "ses" | "evt" | "run", nowMs: number): string {
+/** `ses_…`, `evt_…`, `run_…`, `apr_…` (approval rule, D28) ids (D4). */
+export function newId(prefix: "ses" | "evt" | "run" | "apr", nowMs: number): string {
   return `${prefix}_${ulid(nowMs)}`;
 }

@@ -19,6 +19,7 @@ import {
   type Usage,
 } from "./protocol.ts";
 import { type Json, num, obj, rpcIdOf, str } from "./json_fields.ts";
+import { acpTarget } from "./permission_target.ts";
 
 type RpcId = string | number;
 
@@ -170,14 +171,15 @@ export function createAcpAdapter(context: AdapterContext): ProtocolAdapter {
     const options = permissionOptions(params.options);
     const requestId = String(rpcId);
     pending.set(requestId, { rpcId, toolCallId, options });
-    const tool = (toolCallId !== null ? tools.get(toolCallId)?.name : null) ??
-      str(toolCall.kind) ?? "tool";
+    const call = toolCallId !== null ? tools.get(toolCallId) : undefined;
+    const tool = call?.name ?? str(toolCall.kind) ?? "tool";
     return [...steps, {
       type: "permission",
       requestId,
       tool,
       summary: summarize(toolCall) ?? tool,
       options,
+      target: acpTarget(toolCall, call?.rawInput ?? toolCall.rawInput),
     }];
   }
 

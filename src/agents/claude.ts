@@ -15,6 +15,7 @@ import {
   type Usage,
 } from "./protocol.ts";
 import { type Json, num, obj, str } from "./json_fields.ts";
+import { claudeTarget } from "./permission_target.ts";
 
 /** The allow/deny choices of a `can_use_tool` request. */
 const OPTIONS = [
@@ -148,6 +149,7 @@ export function createClaudeAdapter(_context: AdapterContext): ProtocolAdapter {
       tool,
       summary: summarize(tool, input),
       options: OPTIONS.map((option) => ({ ...option })),
+      target: claudeTarget(tool, input),
     }];
   }
 

@@ -20,6 +20,7 @@ import {
 } from "./protocol.ts";
 import { type Json, num, obj, rpcIdOf, str } from "./json_fields.ts";
 import { svcVersion } from "../version.ts";
+import { codexTarget } from "./permission_target.ts";
 
 type RpcId = string | number;
 
@@ -230,7 +231,15 @@ export function createCodexAppServerAdapter(context: AdapterContext): ProtocolAd
         : []),
       { id: "deny", kind: "reject_once", label: "Deny" },
     ];
-    return [{ type: "permission", requestId, tool, summary: summarize(tool, params), options }];
+    const files = changedFiles.get(str(params.itemId) ?? "") ?? [];
+    return [{
+      type: "permission",
+      requestId,
+      tool,
+      summary: summarize(tool, params),
+      options,
+      target: codexTarget(method, params, files),
+    }];
   }
 
   function summarize(tool: string, params: Json): string {

@@ -22,6 +22,7 @@ import {
   type Usage,
 } from "./protocol.ts";
 import { LineSplitter } from "./line_splitter.ts";
+import type { RequestTarget } from "../policy/approval_rules.ts";
 
 /** What the agent is doing (D16 `activity`). */
 export type Activity = "starting" | "working" | "idle" | "waiting_approval";
@@ -32,11 +33,15 @@ export interface PermissionRequest {
   tool: string;
   summary: string;
   options: PermissionOption[];
+  /** What it is about, for approval rules (D28); absent when the adapter cannot tell. */
+  target?: RequestTarget;
 }
 
-/** A decision and who made it (D17 `agent.permission.resolved.by`). */
+/** A decision and who made it (D17 `agent.permission.resolved.by`; D28 `rule`). */
 export interface PermissionDecision extends PermissionAnswer {
-  by: "owner" | "policy" | "timeout" | "ended";
+  by: "owner" | "policy" | "timeout" | "ended" | "rule";
+  /** The rule that decided, when `by` is `rule` (D28). */
+  ruleId?: string;
 }
 
 /** The session-record fields a conversation keeps current. */
@@ -63,8 +68,13 @@ export interface ConversationIo {
   kill(): void;
   /** The record fields changed. */
   changed(state: ConversationState): void;
-  /** Answers a permission request (the policy now; the approval broker later, D18). */
+  /** Answers a permission request (the approval broker, D18). */
   decide(request: PermissionRequest, signal: AbortSignal): Promise<PermissionDecision>;
+  /**
+   * The standing rules' answer (D28), asked before the request is recorded so
+   * that `decide` makes it pending at once; null when no rule answers.
+   */
+  checkRules?(request: PermissionRequest): Promise<PermissionDecision | null>;
 }
 
 /** Timeouts of a conversation, in milliseconds (config, D16). */
@@ -385,20 +395,31 @@ export class Conversation {
     this.#pending.add(abort);
     this.#disarm(); // A person may be deciding: the approval has its own timeout (D18).
     this.#setState({ activity: "waiting_approval" });
-    const request = {
+    const request: PermissionRequest = {
       requestId: step.requestId,
       tool: step.tool,
       summary: redactText(step.summary),
       options: step.options,
     };
-    await this.#io.record("agent.permission", { ...request });
-    const decision = await this.#io.decide(request, abort.signal);
+    const target = step.target;
+    const asked = target === undefined ? request : { ...request, target };
+    const ruled = (await this.#io.checkRules?.(asked)) ?? null;
+    // The command and paths are recorded (redacted) for the approval log (D28).
+    await this.#io.record("agent.permission", {
+      ...request,
+      ...(target?.command ? { command: boundedText(target.command) } : {}),
+      ...(target && target.paths.length > 0
+        ? { paths: target.paths.slice(0, 64).map((path) => boundedText(path)) }
+        : {}),
+    });
+    const decision = ruled ?? await this.#io.decide(asked, abort.signal);
     this.#pending.delete(abort);
     // Durable before the agent gets the answer (D18).
     await this.#io.record("agent.permission.resolved", {
       requestId: step.requestId,
       decision: decision.decision,
       by: decision.by,
+      ...(decision.ruleId === undefined ? {} : { ruleId: decision.ruleId }),
     });
     if (this.#ended || this.#inputClosed) return;
     for (const line of this.#adapter.answerPermission(step.requestId, decision)) {

@@ -6,6 +6,8 @@
  * stdin. It does no I/O and keeps no timers; the conversation does that.
  */
 
+import type { RequestTarget } from "../policy/approval_rules.ts";
+
 /** Protocol ids of harnesses (D16); `raw` is the byte pipe and has no adapter. */
 export const PROTOCOLS = ["raw", "claude", "codex-app-server", "acp"] as const;
 export type ProtocolId = typeof PROTOCOLS[number];
@@ -92,6 +94,8 @@ export type AdapterStep =
     tool: string;
     summary: string;
     options: PermissionOption[];
+    /** What the request is about, for approval rules (D28). */
+    target?: RequestTarget;
   }
   /** Usage reported during a turn; `cumulative` when it is a running total of the session. */
   | { type: "usage"; usage: Usage; cumulative: boolean }

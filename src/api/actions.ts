@@ -14,9 +14,12 @@ import type { CapabilityRegistry } from "../sessions/capabilities.ts";
 import type { ApprovalBroker } from "../approvals/broker.ts";
 import type { Inbox } from "../automations/inbox.ts";
 import type { Worktrees } from "../worktrees/worktrees.ts";
+import type { ApprovalDeps } from "./approvals.ts";
+import { RULE_SCOPES } from "../policy/approval_rules.ts";
+import { HARNESS_ID_PATTERN } from "../sessions/harnesses.ts";
 
 /** What the action router needs. */
-export interface ActionDeps {
+export interface ActionDeps extends ApprovalDeps {
   readonly routines: RoutineService;
   readonly scheduler: Scheduler;
   readonly capabilities: CapabilityRegistry;
@@ -171,6 +174,8 @@ function actionTable(deps: ActionDeps): ReadonlyMap<string, ActionDefinition> {
         requestId: boundedText(1, 256),
         decision: z.enum(["allow", "deny"]),
         remember: z.boolean().optional(),
+        // D28: where the rule of an "always" (remember) allow applies; implies remember.
+        scope: z.enum(RULE_SCOPES).optional(),
         message: boundedText(1, 4096).optional(),
       },
       run: (input) => {
@@ -179,13 +184,53 @@ function actionTable(deps: ActionDeps): ReadonlyMap<string, ActionDefinition> {
           requestId: string;
           decision: "allow" | "deny";
         };
-        deps.approvals.answer(sessionId, requestId, {
+        const scope = input.scope as typeof RULE_SCOPES[number] | undefined;
+        const { rule } = deps.approvals.answer(sessionId, requestId, {
           decision,
-          remember: input.remember === true,
+          remember: input.remember === true || scope !== undefined,
           message: (input.message as string | undefined) ?? null,
+          ...(scope === undefined ? {} : { scope }),
         });
-        const result = { sessionId, requestId, decision };
-        return { kind: "approval.resolved", payload: { ...result }, result };
+        const result = { sessionId, requestId, decision, rule };
+        return {
+          kind: "approval.resolved",
+          payload: { sessionId, requestId, decision, ruleId: rule?.id ?? null },
+          result,
+        };
+      },
+    },
+    "svc.approvals.rules.add": {
+      fields: {
+        decision: z.enum(["allow", "deny"]),
+        sessionId: id.optional(),
+        harness: z.string().regex(HARNESS_ID_PATTERN).optional(),
+        projectRoot: absolutePath().optional(),
+        tool: boundedText(1, 128).optional(),
+        command: z.array(boundedText(1, 4096)).min(1).max(64).optional(),
+        path: boundedText(1, 4096).optional(),
+        note: boundedText(1, 1024).optional(),
+      },
+      run: (input) => {
+        const { action: _action, origin: _origin, intentId: _intentId, ...fields } = input;
+        if (
+          fields.tool === undefined && fields.command === undefined && fields.path === undefined
+        ) {
+          throw invalidRequest(
+            "A rule must name a tool, a command or a path (to allow everything, use approvals: allow)",
+            "tool",
+          );
+        }
+        const rule = deps.approvalRules.add(
+          fields as Parameters<ApprovalDeps["approvalRules"]["add"]>[0],
+        );
+        return { kind: "approval.rules.changed", payload: { added: rule.id }, result: { rule } };
+      },
+    },
+    "svc.approvals.rules.remove": {
+      fields: { id },
+      run: (input) => {
+        const result = deps.approvalRules.remove(input.id as string);
+        return { kind: "approval.rules.changed", payload: { removed: result.id }, result };
       },
     },
     "svc.sessions.approvals": {

@@ -88,6 +88,7 @@ export function openApiDocument(
       { name: "events", description: "Event pages by cursor" },
       { name: "streams", description: "Server-Sent Events" },
       { name: "actions", description: "The action router" },
+      { name: "approvals", description: "Standing approval rules and the approval log (D28)" },
     ],
     paths,
   };

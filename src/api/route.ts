@@ -32,7 +32,7 @@ export interface Route {
   /** The OpenAPI operationId, a stable name for generated clients. */
   readonly operationId: string;
   /** The OpenAPI tag (route family). */
-  readonly tag: "system" | "sessions" | "events" | "streams" | "actions";
+  readonly tag: "system" | "sessions" | "events" | "streams" | "actions" | "approvals";
   /** The query parameters with their bounds (documentation; handlers parse them). */
   readonly query?: z.ZodObject;
   /** Every status the route itself answers, with its body (generic errors are added). */

@@ -5,6 +5,7 @@ import { openApiDocument } from "./openapi.ts";
 import { svcVersion } from "../version.ts";
 import { type ActionDeps, actionRoutes } from "./actions.ts";
 import { type ArtifactDeps, artifactRoutes } from "./artifacts.ts";
+import { approvalRoutes } from "./approvals.ts";
 import { type EventDeps, eventRoutes } from "./events.ts";
 import { type SessionDeps, sessionRoutes } from "./sessions.ts";
 import { type StreamDeps, streamRoutes } from "./streams.ts";
@@ -36,6 +37,7 @@ export function buildRoutes(deps: RouteDeps): Route[] {
     ...artifactRoutes(deps.artifacts),
     ...worktreeRoutes(deps.worktrees),
     ...actionRoutes(deps.actions),
+    ...approvalRoutes(deps.actions),
   ];
   routes.push({
     method: "GET",

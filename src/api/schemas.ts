@@ -219,6 +219,7 @@ function build() {
     })),
   });
 
+  const toolKind = z.enum(["shell", "edit", "read", "fetch", "other"]);
   const pendingApprovalSchema = z.object({
     sessionId: z.string(),
     requestId: z.string(),
@@ -226,6 +227,41 @@ function build() {
     summary: z.string(),
     requestedAt: isoTime,
     expiresAt: isoTime,
+    kind: toolKind.describe("svc's kind of the tool (D28)"),
+    command: nullable(z.string()).describe("The shell command (redacted)"),
+    argv: nullable(z.array(z.string())).describe("Its argv when it is one simple command"),
+    paths: z.array(z.string()).describe("Paths it reads or writes, absolute"),
+    projectRoot: nullable(z.string()),
+  });
+
+  /** A standing approval rule (D28). */
+  const approvalRuleSchema = z.object({
+    id: z.string(),
+    decision: z.enum(["allow", "deny"]),
+    sessionId: z.string().optional(),
+    harness: z.string().optional(),
+    projectRoot: z.string().optional(),
+    tool: z.string().optional().describe("The agent's tool name or svc's kind"),
+    command: z.array(z.string()).optional().describe("An argv prefix"),
+    path: z.string().optional().describe("A glob over absolute paths"),
+    createdAt: isoTime,
+    note: z.string().optional(),
+  });
+
+  /** One decision of the approval log (D28). */
+  const approvalLogEntrySchema = z.object({
+    cursor: z.string(),
+    at: isoTime,
+    sessionId: z.string(),
+    harness: nullable(z.string()),
+    requestId: z.string(),
+    tool: nullable(z.string()),
+    summary: nullable(z.string()),
+    command: nullable(z.string()),
+    paths: z.array(z.string()),
+    decision: z.enum(["allow", "deny"]),
+    by: z.enum(["owner", "policy", "timeout", "ended", "rule"]),
+    ruleId: nullable(z.string()),
   });
 
   /** Each action's `result` (C4.1, D10, D18, D20, D21); `svc.capabilities.refresh` has none. */
@@ -335,7 +371,10 @@ function build() {
       sessionId: z.string(),
       requestId: z.string(),
       decision: z.enum(["allow", "deny"]),
+      rule: nullable(approvalRuleSchema).describe("The rule an always answer created (D28)"),
     }),
+    "svc.approvals.rules.add": z.object({ rule: approvalRuleSchema }),
+    "svc.approvals.rules.remove": z.object({ id: z.string(), removed: z.literal(true) }),
     "svc.sessions.approvals": z.object({ approvals: z.array(pendingApprovalSchema) }),
   };
   return {
@@ -355,6 +394,8 @@ function build() {
     artifactSchema,
     storedRoutineSchema,
     runRecordSchema,
+    approvalRuleSchema,
+    approvalLogEntrySchema,
     ACTION_RESULTS,
   };
 }
@@ -375,6 +416,8 @@ export const usageTotalsSchema = (): z.ZodType => built().usageTotalsSchema;
 export const artifactSchema = (): z.ZodType => built().artifactSchema;
 export const storedRoutineSchema = (): z.ZodType => built().storedRoutineSchema;
 export const runRecordSchema = (): z.ZodType => built().runRecordSchema;
+export const approvalRuleSchema = (): z.ZodType => built().approvalRuleSchema;
+export const approvalLogEntrySchema = (): z.ZodType => built().approvalLogEntrySchema;
 
 /** The success shape of action `action` (C4.1), with its `result` when it has one. */
 export function actionSuccessSchema(action: string): z.ZodType {

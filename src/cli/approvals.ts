@@ -1,11 +1,18 @@
 /**
  * `svc approvals` and `svc approve` (D18): the owner's side of the approval
  * broker, through `POST /actions` (`svc.sessions.approvals`,
- * `svc.sessions.approve`).
+ * `svc.sessions.approve`); `svc approvals rules` and `svc approvals log`
+ * (D28): the standing rules and every decision made.
  */
 import type { PendingApproval } from "../approvals/broker.ts";
+import type { ApprovalRule } from "../policy/approval_rules.ts";
+import type { ApprovalLogEntry } from "../store/approval_rules_store.ts";
+import type { SvcClient } from "../client/client.ts";
+import type { Io } from "./command.ts";
 import { act } from "./action.ts";
-import { CLIENT_OPTIONS, parseCommandArgs } from "./args.ts";
+import { CLIENT_OPTIONS, parseCommandArgs, requireId } from "./args.ts";
+import { resolve } from "node:path";
+import { describeRule } from "../policy/approval_rules.ts";
 import { type Command, UsageError } from "./command.ts";
 import { withClient } from "./connect.ts";
 import { oneLine, printResponse, table } from "./output.ts";
@@ -31,7 +38,14 @@ function expiresIn(expiresAt: string, nowMs: number): string {
 }
 
 /** The pending list as a table (pure: the time is passed in). */
-export function approvalsTable(approvals: PendingApproval[], nowMs: number): string {
+export function approvalsTable(
+  approvals: Array<
+    Pick<PendingApproval, "sessionId" | "requestId" | "tool" | "summary" | "expiresAt"> & {
+      requestedAt?: string;
+    }
+  >,
+  nowMs: number,
+): string {
   if (approvals.length === 0) return "No pending approvals";
   return table(
     ["SESSION", "REQUEST", "TOOL", "EXPIRES", "SUMMARY"],
@@ -45,16 +59,182 @@ export function approvalsTable(approvals: PendingApproval[], nowMs: number): str
   );
 }
 
-/** `svc approvals [--session ID] [--json]`. */
+/** The rules as a table (pure). */
+export function rulesTable(rules: ApprovalRule[]): string {
+  if (rules.length === 0) return "No approval rules";
+  return table(
+    ["ID", "DECISION", "SCOPE", "TOOL", "COMMAND", "PATH", "NOTE"],
+    rules.map((rule) =>
+      [
+        rule.id,
+        rule.decision,
+        rule.sessionId !== undefined
+          ? `session ${rule.sessionId}`
+          : rule.projectRoot !== undefined
+          ? `project ${rule.projectRoot}`
+          : "everywhere",
+        [rule.tool, rule.harness && `(${rule.harness})`].filter(Boolean).join(" ") || "-",
+        rule.command ? rule.command.map((word) => JSON.stringify(word)).join(" ") : "-",
+        rule.path ?? "-",
+        rule.note ?? "",
+      ].map((cell) => terminalSafe(oneLine(cell)))
+    ),
+  );
+}
+
+/** The approval log as a table (pure). */
+export function logTable(entries: ApprovalLogEntry[]): string {
+  if (entries.length === 0) return "No decisions";
+  return table(
+    ["TIME", "SESSION", "DECISION", "BY", "TOOL", "COMMAND / PATHS"],
+    entries.map((entry) =>
+      [
+        entry.at,
+        entry.sessionId,
+        entry.decision,
+        entry.by === "rule" && entry.ruleId ? `rule ${entry.ruleId}` : entry.by,
+        entry.tool ?? "-",
+        entry.command ?? (entry.paths.join(" ") || entry.summary || ""),
+      ].map((cell) => terminalSafe(oneLine(cell)))
+    ),
+  );
+}
+
+const RULES_USAGE = `Usage: svc approvals rules [list] [--home DIR] [--json]
+       svc approvals rules add (--allow | --deny) [--tool NAME] [--command WORD]...
+           [--path GLOB] [--session ID] [--project DIR] [--harness ID] [--note TEXT]
+       svc approvals rules rm ID
+
+Standing answers to agents' permission requests (D28), checked before anyone
+is asked; deny beats allow, and a rule applies only where every field it sets
+matches. --command takes the argv prefix one word at a time (--command npm
+--command test); a command that chains or substitutes never matches an allow
+rule. --tool is the agent's tool name (Bash) or svc's kind: shell, edit, read,
+fetch, other. --path is a glob (relative globs start at the project root).
+See docs/approvals.md.`;
+
+async function rulesCommand(args: string[], io: Io): Promise<number> {
+  const [verb = "list", ...rest] = args[0]?.startsWith("-") ? ["list", ...args] : args;
+  if (verb === "list" || verb === "ls") {
+    const { values } = parseCommandArgs(rest, CLIENT_OPTIONS);
+    return await withClient(values.home, io, async (client) => {
+      const response = await client.get<{ rules: ApprovalRule[] }>("/approval-rules");
+      return printResponse(io, response, values.json, (body) => rulesTable(body.rules));
+    });
+  }
+  if (verb === "add") {
+    const { values } = parseCommandArgs(rest, {
+      ...CLIENT_OPTIONS,
+      allow: { type: "boolean" },
+      deny: { type: "boolean" },
+      tool: { type: "string" },
+      command: { type: "string", multiple: true },
+      path: { type: "string" },
+      session: { type: "string" },
+      project: { type: "string" },
+      harness: { type: "string" },
+      note: { type: "string" },
+    });
+    if (values.allow === values.deny) throw new UsageError("Give exactly one of --allow, --deny");
+    const fields = {
+      decision: values.allow ? "allow" : "deny",
+      ...(values.tool === undefined ? {} : { tool: values.tool }),
+      ...(values.command === undefined ? {} : { command: values.command }),
+      ...(values.path === undefined ? {} : { path: values.path }),
+      ...(values.session === undefined ? {} : { sessionId: values.session }),
+      ...(values.project === undefined ? {} : { projectRoot: resolve(values.project) }),
+      ...(values.harness === undefined ? {} : { harness: values.harness }),
+      ...(values.note === undefined ? {} : { note: values.note }),
+    };
+    return await withClient(values.home, io, async (client) => {
+      const response = await act<{ rule: ApprovalRule }>(client, "svc.approvals.rules.add", fields);
+      return printResponse(
+        io,
+        response,
+        values.json,
+        (body) => `Added ${body.result.rule.id}: ${describeRule(body.result.rule)}`,
+      );
+    });
+  }
+  if (verb === "rm" || verb === "remove") {
+    const { values, positionals } = parseCommandArgs(rest, CLIENT_OPTIONS, { positionals: 1 });
+    const id = requireId(positionals, "rule");
+    return await withClient(values.home, io, async (client) => {
+      const response = await act<{ id: string }>(client, "svc.approvals.rules.remove", { id });
+      return printResponse(io, response, values.json, () => `Removed ${id}`);
+    });
+  }
+  throw new UsageError(`Unknown "svc approvals rules" command "${verb}"\n${RULES_USAGE}`);
+}
+
+/** Reads the log from `since` on, following `nextCursor` up to `limit` entries. */
+async function readLog(
+  client: SvcClient,
+  query: { since?: string; sessionId?: string; limit: number },
+) {
+  const entries: ApprovalLogEntry[] = [];
+  let cursor: string | null = null;
+  for (;;) {
+    const params = new URLSearchParams();
+    if (query.since !== undefined) params.set("since", query.since);
+    if (query.sessionId !== undefined) params.set("sessionId", query.sessionId);
+    if (cursor !== null) params.set("cursor", cursor);
+    params.set("limit", String(Math.min(1000, query.limit - entries.length)));
+    const response = await client.get<{ entries: ApprovalLogEntry[]; nextCursor: string | null }>(
+      `/approvals/log?${params}`,
+    );
+    if (!response.ok) return { response, entries };
+    entries.push(...response.body.entries);
+    cursor = response.body.nextCursor;
+    if (cursor === null || entries.length >= query.limit) return { response, entries };
+  }
+}
+
+async function logCommand(args: string[], io: Io): Promise<number> {
+  const { values } = parseCommandArgs(args, {
+    ...CLIENT_OPTIONS,
+    since: { type: "string" },
+    session: { type: "string" },
+    limit: { type: "string" },
+  });
+  const limit = values.limit === undefined ? 100 : Number(values.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100_000) {
+    throw new UsageError("--limit takes a whole number from 1 to 100000");
+  }
+  return await withClient(values.home, io, async (client) => {
+    const { response, entries } = await readLog(client, {
+      ...(values.since === undefined ? {} : { since: values.since }),
+      ...(values.session === undefined ? {} : { sessionId: values.session }),
+      limit,
+    });
+    const body = response.ok ? { entries } : response.body;
+    return printResponse(
+      io,
+      { ...response, body } as typeof response,
+      values.json,
+      () => logTable(entries),
+    );
+  });
+}
+
+/** `svc approvals [--session ID] [--json]`, `svc approvals rules …`, `svc approvals log …`. */
 export const approvalsCommand: Command = {
   name: "approvals",
-  summary: "List agent permission requests waiting for you",
+  summary: "List agent permission requests waiting for you; rules and the decision log",
   usage: `Usage: svc approvals [--session ID] [--home DIR] [--json]
+       svc approvals rules [list|add|rm] ...
+       svc approvals log [--since TIME] [--session ID] [--limit N] [--home DIR] [--json]
 
 Lists pending permission requests of every live session (or one), oldest first.
 Answer one with "svc approve SESSION REQUEST". Unanswered requests are denied
-after approvals.timeoutSeconds (default 600). See docs/cli.md.`,
+after approvals.timeoutSeconds (default 600). "rules" lists, adds and removes
+standing approval rules (below); "log" lists every decision with who or what
+made it (owner, rule, policy, timeout, ended). See docs/cli.md.
+
+${RULES_USAGE}`,
   async run(args, io) {
+    if (args[0] === "rules") return await rulesCommand(args.slice(1), io);
+    if (args[0] === "log") return await logCommand(args.slice(1), io);
     const { values } = parseCommandArgs(args, { ...CLIENT_OPTIONS, session: { type: "string" } });
     return await withClient(values.home, io, async (client) => {
       const response = await act<{ approvals: PendingApproval[] }>(
@@ -80,8 +260,8 @@ export const approveCommand: Command = {
     `Usage: svc approve SESSION REQUEST [--deny] [--remember] [--message TEXT] [--home DIR] [--json]
 
 Answers one pending permission request (see "svc approvals"): allow by default,
---deny to refuse. --remember allows the same for the rest of the session where
-the agent offers it. --message is shown to the agent with a denial. Prints what
+--deny to refuse. --remember stores svc's own rule for the rest of the session
+(see "svc approvals rules"; D28). --message is shown to the agent with a denial. Prints what
 was answered, e.g. "Allowed Bash: touch x (ses_… req_1)". Exit 1 when the
 request is no longer pending or unknown.`,
   async run(args, io) {

@@ -5,6 +5,7 @@
  * an interface (chat_terminal.ts is the real one), so the loop holds no
  * terminal details.
  */
+import type { RuleScope } from "../policy/approval_rules.ts";
 import type { SvcClient } from "../client/client.ts";
 import type { SessionRecord } from "../store/sessions_store.ts";
 import { EXIT } from "./command.ts";
@@ -46,7 +47,7 @@ export type ChatLine =
   | { type: "quit" }
   | { type: "interrupt" }
   | { type: "help" }
-  | { type: "answer"; decision: "allow" | "deny"; remember: boolean }
+  | { type: "answer"; decision: "allow" | "deny"; remember: boolean; scope?: RuleScope }
   | { type: "unknown"; command: string };
 
 /** Two Ctrl-C within this many milliseconds detach. */
@@ -58,7 +59,8 @@ export const CHAT_HELP = [
   "/quit       detach: exit, the session keeps running",
   "/interrupt  cancel the current turn (Ctrl-C; twice within 2 s detaches)",
   "/help       this list; start a line with // to send a leading /",
-  "y / n / a   while a permission request waits: allow, deny, allow always",
+  "y / n / a   while a permission request waits: allow, deny, allow always (asks where:",
+  "            s this session, p this project, e everywhere; they also answer directly)",
 ].join("\n");
 
 const COMMANDS: Record<string, ChatLine> = {
@@ -69,6 +71,9 @@ const COMMANDS: Record<string, ChatLine> = {
   "/allow": { type: "answer", decision: "allow", remember: false },
   "/deny": { type: "answer", decision: "deny", remember: false },
   "/always": { type: "answer", decision: "allow", remember: true },
+  "/always-session": { type: "answer", decision: "allow", remember: true, scope: "session" },
+  "/always-project": { type: "answer", decision: "allow", remember: true, scope: "project" },
+  "/always-everywhere": { type: "answer", decision: "allow", remember: true, scope: "everywhere" },
 };
 
 /** While a permission request waits, these lines answer it (D18). */
@@ -76,6 +81,9 @@ const ANSWERS: Record<string, ChatLine> = {
   y: COMMANDS["/allow"],
   n: COMMANDS["/deny"],
   a: COMMANDS["/always"],
+  s: COMMANDS["/always-session"],
+  p: COMMANDS["/always-project"],
+  e: COMMANDS["/always-everywhere"],
 };
 
 /**

@@ -24,7 +24,14 @@ const BRACKETED_PASTE_OFF = "\x1b[?2004l";
 /** Moves to the start of the line and erases to the end of the screen. */
 const ERASE_FROM_LINE_START = "\r\x1b[J";
 /** While a question is asked, these keys on an empty line answer it: the lines they stand for. */
-const ANSWER_KEYS = new Map([["y", "/allow"], ["n", "/deny"], ["a", "/always"]]);
+const ANSWER_KEYS = new Map([
+  ["y", "/allow"],
+  ["n", "/deny"],
+  ["a", "/always"],
+  ["s", "/always-session"],
+  ["p", "/always-project"],
+  ["e", "/always-everywhere"],
+]);
 
 /** Inputs in arrival order, handed to whoever waits for the next one. */
 export class InputQueue {

@@ -6,6 +6,14 @@
  * answered before an attach is never asked again.
  */
 import type { SvcClient } from "../client/client.ts";
+import type { PendingApproval } from "../approvals/broker.ts";
+import {
+  describeRule,
+  proposeRule,
+  RULE_SCOPES,
+  type RuleScope,
+} from "../policy/approval_rules.ts";
+import { terminalSafe } from "./terminal_text.ts";
 import type { EventRecord } from "../store/events_store.ts";
 import type { SessionRecord } from "../store/sessions_store.ts";
 import { describeRequest } from "./approvals.ts";
@@ -36,6 +44,8 @@ export class PermissionPrompt {
   #caughtUp: boolean;
   /** The request whose question the terminal shows, if any. */
   #asking: string | null = null;
+  /** Set while "always" asks where the rule applies (D28): the request it is for. */
+  #choosingScope: string | null = null;
 
   constructor(
     client: SvcClient,
@@ -82,7 +92,11 @@ export class PermissionPrompt {
    * client) or a refusal is a notice; the next waiting request is asked.
    */
   async answer(
-    { decision, remember }: { decision: "allow" | "deny"; remember: boolean },
+    { decision, remember, scope }: {
+      decision: "allow" | "deny";
+      remember: boolean;
+      scope?: RuleScope;
+    },
     signal: AbortSignal,
   ): Promise<void> {
     const requestId = this.#asking;
@@ -90,6 +104,18 @@ export class PermissionPrompt {
       this.#terminal.notice("No permission request is waiting");
       return;
     }
+    if (this.#choosingScope === requestId && scope === undefined) {
+      // `n` (or `y`, `a`) while choosing where: back to the request's own question.
+      this.#choosingScope = null;
+      this.#asking = null;
+      this.#ask();
+      return;
+    }
+    if (decision === "allow" && remember && scope === undefined) {
+      await this.#chooseScope(requestId, signal);
+      return;
+    }
+    this.#choosingScope = null;
     this.#forget(requestId);
     this.#ask();
     const response = await this.#client.request("POST", "/actions", {
@@ -99,14 +125,62 @@ export class PermissionPrompt {
       requestId,
       decision,
       ...(remember ? { remember: true } : {}),
+      ...(scope === undefined ? {} : { scope }),
     }, { signal });
-    if (response.ok) return;
+    if (response.ok) {
+      const rule = (response.body as { result?: { rule?: { id: string } | null } })?.result?.rule;
+      if (rule) this.#terminal.notice(`Created approval rule ${rule.id}`);
+      return;
+    }
     const code = (response.body as { error?: { code?: string } })?.error?.code;
     this.#terminal.notice(
       code === "approval_not_pending"
         ? `Too late: request ${requestId} was already resolved`
         : describeError(response.body),
     );
+  }
+
+  /**
+   * "Always" asks where (D28): the rules each scope would create are shown,
+   * then `s` this session, `p` this project, `e` everywhere, `n` back.
+   */
+  async #chooseScope(requestId: string, signal: AbortSignal): Promise<void> {
+    const response = await this.#client.request("POST", "/actions", {
+      action: "svc.sessions.approvals",
+      origin: "cli",
+      sessionId: this.#sessionId,
+    }, { signal });
+    const approvals = response.ok
+      ? (response.body as { result?: { approvals?: PendingApproval[] } }).result?.approvals ?? []
+      : [];
+    const pending = approvals.find((approval) => approval.requestId === requestId);
+    if (pending === undefined) {
+      this.#terminal.notice(`Too late: request ${requestId} was already resolved`);
+      this.#forget(requestId);
+      this.#ask();
+      return;
+    }
+    const lines = RULE_SCOPES.map((scope) => {
+      const rule = proposeRule({
+        sessionId: pending.sessionId,
+        projectRoot: pending.projectRoot ?? "",
+        tool: pending.tool,
+        kind: pending.kind ?? "other",
+        argv: pending.argv ?? null,
+        command: pending.command ?? null,
+      }, scope);
+      const key = scope[0];
+      return `  [${key}] ${scope.padEnd(10)} ${
+        rule === null ? "no rule (not one simple command): a plain allow" : describeRule(rule)
+      }`;
+    });
+    this.#terminal.notice(
+      terminalSafe(["Always allow — the rule it creates:", ...lines].join("\n"), {
+        keepTabs: true,
+      }),
+    );
+    this.#choosingScope = requestId;
+    this.#terminal.ask("Always allow where? [s]ession / [p]roject / [e]verywhere / [n]o, back");
   }
 
   #forget(requestId: string): void {

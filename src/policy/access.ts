@@ -17,8 +17,8 @@ export const TCP_AUTOMATION_ALLOWLIST: ReadonlySet<string> = new Set([
   "svc.sessions.approvals",
 ]);
 
-/** Action families that need owner authority (C4.1 rule 3, D18). */
-const OWNER_ACTION_PREFIXES = ["svc.automations.", "svc.sessions."];
+/** Action families that need owner authority (C4.1 rule 3, D18, D28). */
+const OWNER_ACTION_PREFIXES = ["svc.automations.", "svc.sessions.", "svc.approvals."];
 
 /**
  * D14: a TCP request must name the listener in `Host` (a loopback name with
@@ -58,9 +58,11 @@ export function requireOwner(peer: Peer, what: string): void {
 }
 
 /**
- * C4.1 rule 3 (and D18 for `svc.sessions.approve`): over TCP every
- * `svc.automations.*` and `svc.sessions.*` id outside the allowlist, known
- * or not, gets 403 `AUTHORITY_REQUIRED` before any validation.
+ * C4.1 rule 3 (and D18 for `svc.sessions.approve`, D28 for the approval
+ * rules): over TCP every `svc.automations.*`, `svc.sessions.*` and
+ * `svc.approvals.*` id outside the allowlist, known or not, gets 403
+ * `AUTHORITY_REQUIRED` before any validation. Rules are read with `GET
+ * /approval-rules`, which TCP may.
  */
 export function checkActionAuthority(peer: Peer, action: string): void {
   if (peer.owner || !OWNER_ACTION_PREFIXES.some((prefix) => action.startsWith(prefix))) return;

@@ -44,6 +44,15 @@ export const SESSION_ACTIONS: readonly string[] = [
   "svc.sessions.approvals",
 ];
 
+/**
+ * The standing approval rules (D28): add and remove (owner-only); they are
+ * read with `GET /approval-rules`, the decisions with `GET /approvals/log`.
+ */
+export const APPROVAL_RULE_ACTIONS: readonly string[] = [
+  "svc.approvals.rules.add",
+  "svc.approvals.rules.remove",
+];
+
 /** Builds the records from the current harness probe results (D5's table). */
 export function capabilityRecords(harnesses: readonly HarnessStatus[]): CapabilityRecord[] {
   return [
@@ -71,6 +80,14 @@ export function capabilityRecords(harnesses: readonly HarnessStatus[]): Capabili
       status: "enabled",
       policy: "owner-only",
       actions: [],
+    },
+    {
+      id: "svc.approvals",
+      label: "Approval rules",
+      owner: "core",
+      status: "enabled",
+      policy: "approval-required",
+      actions: [...APPROVAL_RULE_ACTIONS],
     },
     {
       id: "svc.automations",

@@ -84,15 +84,57 @@ export const BUILTIN_HARNESSES: readonly HarnessSpec[] = Object.freeze([
     "--include-partial-messages",
     "--permission-prompt-tool",
     "stdio",
+    // D28: the user's own `defaultMode` (acceptEdits, bypassPermissions) never skips svc.
+    "--permission-mode",
+    "default",
     "--model",
     MODEL,
   ]),
   builtin("codex", "Codex CLI", "codex-app-server", ["codex", "app-server"]),
-  builtin("gemini", "Gemini CLI", "acp", ["gemini", "--acp", "--model", MODEL], {
+  // D28: `default` asks for every edit and shell command whatever the user's settings say.
+  builtin("gemini", "Gemini CLI", "acp", [
+    "gemini",
+    "--acp",
+    "--approval-mode",
+    "default",
+    "--model",
+    MODEL,
+  ], {
     GEMINI_CLI_NO_RELAUNCH: "true",
   }),
   builtin("opencode", "opencode", "acp", ["opencode", "acp"]),
 ]);
+
+/**
+ * What opencode asks about when svc routes its permissions (D28): its
+ * defaults allow edits, shell commands and fetches without a request, so a
+ * session in `ask` (or an unattended `deny`) would never hear of them.
+ * Reads, searches and listings stay as opencode has them (allowed, as the
+ * other built-ins do). `OPENCODE_PERMISSION` is merged over every config
+ * opencode reads, the user's `OPENCODE_CONFIG_CONTENT` included.
+ */
+export const OPENCODE_ASK_PERMISSIONS: Readonly<Record<string, string>> = Object.freeze({
+  edit: "ask",
+  bash: "ask",
+  webfetch: "ask",
+  websearch: "ask",
+  external_directory: "ask",
+  doom_loop: "ask",
+});
+
+/**
+ * Environment a built-in protocol session gets at launch so that every tool
+ * call it would run without asking reaches svc's broker (D28). Also under
+ * policy `allow`: the broker then allows at once, but a standing deny rule
+ * still applies. Raw sessions (`approvals` null) and configured harnesses get none.
+ */
+export function launchEnv(spec: HarnessSpec, approvals: string | null): Record<string, string> {
+  if (!spec.builtin || approvals === null) return {};
+  if (spec.id === "opencode") {
+    return { OPENCODE_PERMISSION: JSON.stringify(OPENCODE_ASK_PERMISSIONS) };
+  }
+  return {};
+}
 
 /** The built-ins plus the configured harnesses; a configured id replaces a built-in one (D3). */
 export function buildRegistry(

@@ -10,7 +10,7 @@ import { redactText, StreamRedactor } from "../events/redact.ts";
 import { newId } from "../ids.ts";
 import type { Logger } from "../log.ts";
 import type { SessionRow, SessionsStore, SessionStatus } from "../store/sessions_store.ts";
-import { buildArgv, type HarnessSpec, resumeArgs } from "./harnesses.ts";
+import { buildArgv, type HarnessSpec, launchEnv, resumeArgs } from "./harnesses.ts";
 import { resumeRefusal, worktreeRemoved } from "../policy/resume.ts";
 import {
   Conversation,
@@ -116,6 +116,11 @@ export interface SupervisorOptions {
     request: PermissionRequest,
     signal: AbortSignal,
   ) => Promise<PermissionDecision>;
+  /** The standing rules' answer to a request before it is recorded (D28); null: none. */
+  checkRules?: (
+    sessionId: string,
+    request: PermissionRequest,
+  ) => Promise<PermissionDecision | null>;
   /**
    * Fields to store with an ending session, taken before `session.ended` is
    * recorded (D20: its worktree's changes counted). Must not throw.
@@ -366,7 +371,10 @@ export class Supervisor {
       process = this.#options.spawner.spawn({
         argv,
         cwd: spec.cwd,
-        env: { [SESSION_MARKER]: row.id },
+        env: {
+          ...launchEnv(spec.harness, spec.harness.protocol === "raw" ? null : spec.approvals),
+          [SESSION_MARKER]: row.id,
+        },
       });
     } catch (error) {
       const message = (error as Error).message;
@@ -483,6 +491,8 @@ export class Supervisor {
         }
       },
       decide: (request, signal) => this.#options.decide(sessionId, approvals, request, signal),
+      checkRules: (request) =>
+        this.#options.checkRules?.(sessionId, request) ?? Promise.resolve(null),
     };
   }
 

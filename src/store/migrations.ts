@@ -111,4 +111,15 @@ export const MIGRATIONS: readonly string[] = [
   UPDATE sessions SET agent_resumable = 1
     WHERE protocol IN ('claude', 'codex-app-server') AND agent_session_id IS NOT NULL;
   `,
+  // 8: standing approval rules (D28), and the permission decisions the approval log reads.
+  `
+  CREATE TABLE approval_rules (
+    id           TEXT PRIMARY KEY,
+    decision     TEXT NOT NULL,
+    rule_json    TEXT NOT NULL,
+    created_at   TEXT NOT NULL
+  );
+  CREATE INDEX events_permission_resolved ON events (kind)
+    WHERE kind = 'agent.permission.resolved';
+  `,
 ];

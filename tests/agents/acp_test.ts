@@ -307,6 +307,7 @@ Deno.test("createAcpAdapter() asks permission and picks the matching option", as
         { id: "once", kind: "allow_once", label: "Allow once" },
         { id: "reject", kind: "reject_once", label: "Reject" },
       ],
+      target: { kind: "shell", command: "rm -rf x", paths: [] },
     }]);
   });
   const answer = (options: unknown, decision: typeof ALLOW | typeof DENY, remember = false) => {

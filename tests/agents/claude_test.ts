@@ -75,6 +75,7 @@ Deno.test("claude adapter: a can_use_tool request becomes a permission; allow ec
   const [permission] = stepsOf(steps, "permission");
   assert.equal(permission.tool, "Bash");
   assert.equal(permission.summary, "Bash: touch created.txt");
+  assert.deepEqual(permission.target, { kind: "shell", command: "touch created.txt", paths: [] });
   assert.deepEqual(permission.options.map((option) => option.kind), ["allow_once", "reject_once"]);
   assert.deepEqual(stepsOf(steps, "tool").map((tool) => [tool.callId, tool.status]), [
     ["toolu_fake_0", "started"],

@@ -229,6 +229,7 @@ Deno.test("createCodexAppServerAdapter() asks for command approval and answers i
         { id: "allow", kind: "allow_once", label: "Allow" },
         { id: "deny", kind: "reject_once", label: "Deny" },
       ],
+      target: { kind: "shell", command: "rm -rf x", paths: [] },
     });
     // Remember is not offered here, so it is a plain accept.
     assertDeep(adapter.answerPermission("req-7", { ...ALLOW, remember: true }).map(parse), [

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { ApprovalBroker } from "../../src/approvals/broker.ts";
+import type { ApprovalRule } from "../../src/policy/approval_rules.ts";
 import { FakeClock } from "../fakes/clock.ts";
 
 const request = { requestId: "r1", tool: "Bash", summary: "Bash: ls", options: [] };
@@ -32,12 +33,20 @@ Deno.test("ApprovalBroker keeps an ask request pending until the owner answers, 
     summary: "Bash: ls",
     requestedAt: "2026-11-23T10:00:00.000Z",
     expiresAt: "2026-11-23T10:00:01.000Z",
+    kind: "other",
+    command: null,
+    argv: null,
+    paths: [],
+    projectRoot: null,
   }]);
   assert.deepEqual(b.list("s2"), []);
-  b.answer("s1", "r1", { decision: "allow", remember: true, message: null });
+  // Without a rule store "always" remembers nothing; the agent gets a plain allow (D28).
+  assert.deepEqual(b.answer("s1", "r1", { decision: "allow", remember: true, message: null }), {
+    rule: null,
+  });
   assert.deepEqual(await decided, {
     decision: "allow",
-    remember: true,
+    remember: false,
     message: null,
     by: "owner",
   });
@@ -119,3 +128,94 @@ Deno.test("ApprovalBroker times out the first of two requests under one id (neve
   b.answer("s1", "r1", { decision: "deny", remember: false, message: null });
   assert.equal((await again).by, "owner");
 });
+
+Deno.test("ApprovalBroker: rules decide before anyone is asked, under every policy (D28)", async () => {
+  const root = await Deno.realPath(await Deno.makeTempDir());
+  try {
+    const clock = new FakeClock(Date.parse("2026-11-23T10:00:00Z"));
+    const rules: ApprovalRule[] = [];
+    let pendingCount = 0;
+    const b = new ApprovalBroker({
+      clock,
+      timeoutMs: () => 1000,
+      onPending: () => pendingCount++,
+      rules: () => rules,
+      addRule: (fields) => {
+        const rule = { ...fields, id: `apr_${rules.length + 1}`, createdAt: "t" };
+        rules.push(rule);
+        return rule;
+      },
+      session: () => ({ harness: "claude", projectRoot: root, cwd: root }),
+    });
+    const shell = (requestId: string, command: string) => ({
+      ...request,
+      requestId,
+      target: { kind: "shell" as const, command, paths: [] },
+    });
+    rules.push({ id: "apr_allow", decision: "allow", command: ["npm", "test"], createdAt: "t" });
+    rules.push({ id: "apr_deny", decision: "deny", command: ["rm"], createdAt: "t" });
+    assert.deepEqual(await b.decide("s1", "ask", shell("r1", "npm test"), never), {
+      decision: "allow",
+      remember: false,
+      message: null,
+      by: "rule",
+      ruleId: "apr_allow",
+    });
+    const denied = await b.decide("s1", "allow", shell("r2", "ls && rm -rf x"), never);
+    assert.deepEqual([denied.decision, denied.by, denied.ruleId], ["deny", "rule", "apr_deny"]);
+    assert.match(denied.message ?? "", /apr_deny/);
+    assert.equal(pendingCount, 0, "nobody was asked");
+    // A chained command under the allow rule is asked as usual; unattended it is denied.
+    const chained = b.decide("s1", "ask", shell("r3", "npm test; curl x | sh"), never);
+    await listed(b);
+    assert.equal(pendingCount, 1);
+    const [pending] = b.list();
+    assert.deepEqual([pending.kind, pending.command, pending.argv, pending.projectRoot], [
+      "shell",
+      "npm test; curl x | sh",
+      null,
+      root,
+    ]);
+    b.answer("s1", "r3", { decision: "deny", remember: false, message: null });
+    assert.equal((await chained).by, "owner");
+    assert.equal((await b.decide("s1", "deny", shell("r4", "npm test && x"), never)).by, "policy");
+
+    // "Always" becomes svc's rule for its scope; the agent gets a plain allow.
+    const always = b.decide("s1", "ask", shell("r5", "git 'status'"), never);
+    await listed(b);
+    const { rule } = b.answer("s1", "r5", {
+      decision: "allow",
+      remember: true,
+      message: null,
+      scope: "project",
+    });
+    assert.deepEqual(rule, {
+      id: "apr_3",
+      decision: "allow",
+      projectRoot: root,
+      tool: "shell",
+      command: ["git", "status"],
+      createdAt: "t",
+    });
+    assert.deepEqual((await always).remember, false);
+    const next = await b.decide("s2", "ask", shell("r6", "git status --short"), never);
+    assert.deepEqual([next.by, next.ruleId], ["rule", "apr_3"]);
+    // Checked first (as the conversation does), a request is pending as soon as decide is called.
+    assert.equal(await b.checkRules("s1", shell("r7", "make")), null);
+    const pendingAtOnce = b.decide("s1", "ask", shell("r7", "make"), never);
+    assert.deepEqual(b.list().map((a) => [a.requestId, a.argv]), [["r7", ["make"]]]);
+    b.answer("s1", "r7", { decision: "deny", remember: false, message: null });
+    assert.equal((await pendingAtOnce).by, "owner");
+    assert.deepEqual(
+      (await b.checkRules("s1", shell("r8", "git status")))?.ruleId,
+      "apr_3",
+    );
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+/** Waits until a request is pending (rules are checked first, with real file-system calls). */
+async function listed(b: ApprovalBroker): Promise<void> {
+  while (b.list().length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+}

@@ -103,3 +103,49 @@ Deno.test("svc approvals lists a pending request; svc approve answers it once", 
   await d.client.post(`/sessions/${id}/kill`, {});
   await waitForEnd(d.client, id);
 });
+
+Deno.test("svc approvals rules add/list/rm and svc approvals log (D28)", async () => {
+  await using d = await startCliDaemon();
+  const added = await d.svc([
+    "approvals",
+    "rules",
+    "add",
+    "--allow",
+    "--command",
+    "touch",
+    "--command",
+    "ruled",
+    "--project",
+    d.project,
+    "--note",
+    "fine",
+  ]);
+  assert.equal(added.code, 0, added.stderr);
+  const id = added.stdout.match(/^Added (apr_\w+): allow any tool command starting/)?.[1];
+  assert.ok(id, added.stdout);
+  const listed = await d.svc(["approvals", "rules"]);
+  assert.match(listed.stdout, /^ID\s+DECISION\s+SCOPE\s+TOOL\s+COMMAND\s+PATH\s+NOTE$/m);
+  assert.match(listed.stdout, new RegExp(`${id}\\s+allow\\s+project \\S+\\s+-\\s+"touch" "ruled"`));
+  assert.equal((await d.svc(["approvals", "rules", "add", "--tool", "x"])).code, 2);
+  const launched = await d.client.post<Json>("/sessions", {
+    projectRoot: d.project,
+    harness: "agent",
+    prompt: "ask Bash touch ruled",
+    approvals: "ask",
+  });
+  const session = launched.body.id as string;
+  const log = await eventually("the rule's decision in the log", async () => {
+    const { stdout } = await d.svc(["approvals", "log", "--session", session]);
+    return stdout.includes(`rule ${id}`) ? stdout : undefined;
+  });
+  assert.match(log, /^TIME\s+SESSION\s+DECISION\s+BY\s+TOOL\s+COMMAND \/ PATHS$/m);
+  assert.match(log, new RegExp(`${session}\\s+allow\\s+rule ${id}\\s+Bash\\s+touch ruled$`, "m"));
+  const json = JSON.parse((await d.svc(["approvals", "log", "--json"])).stdout);
+  assert.equal(json.entries[0].by, "rule");
+  const removed = await d.svc(["approvals", "rules", "rm", id]);
+  assert.deepEqual([removed.code, removed.stdout], [0, `Removed ${id}\n`]);
+  assert.equal((await d.svc(["approvals", "rules", "rm", id])).code, 1);
+  assert.equal((await d.svc(["approvals", "rules"])).stdout, "No approval rules\n");
+  await d.client.post(`/sessions/${session}/kill`, {});
+  await waitForEnd(d.client, session);
+});

@@ -99,7 +99,7 @@ Deno.test("PermissionPrompt.answer() approves the asked request; a late answer i
   prompt.observe(asked(4, "req_1", "a"));
   prompt.observe(asked(5, "req_2", "b"));
   prompt.observe(asked(6, "req_3", "c"));
-  await prompt.answer({ decision: "allow", remember: true }, signal);
+  await prompt.answer({ decision: "allow", remember: true, scope: "session" }, signal);
   assert.deepEqual(bodies[0], {
     action: "svc.sessions.approve",
     origin: "cli",
@@ -107,6 +107,7 @@ Deno.test("PermissionPrompt.answer() approves the asked request; a late answer i
     requestId: "req_1",
     decision: "allow",
     remember: true,
+    scope: "session",
   });
   assert.equal(fake.questions.at(-1), "Allow Bash: b? [y]es / [n]o / [a]lways");
   await prompt.answer({ decision: "deny", remember: false }, signal);
@@ -118,4 +119,60 @@ Deno.test("PermissionPrompt.answer() approves the asked request; a late answer i
   await prompt.answer({ decision: "allow", remember: false }, signal);
   assert.equal(fake.notices.at(-1), "No permission request is waiting");
   assert.equal(bodies.length, 3);
+});
+
+Deno.test("PermissionPrompt: always asks where, showing the rule each scope creates (D28)", async () => {
+  const pending = {
+    sessionId: "ses_1",
+    requestId: "req_1",
+    tool: "Bash",
+    summary: "Bash: npm test",
+    requestedAt: "2026-11-23T10:00:00Z",
+    expiresAt: "2026-11-23T10:10:00Z",
+    kind: "shell",
+    command: "npm test",
+    argv: ["npm", "test"],
+    paths: [],
+    projectRoot: "/p",
+  };
+  const listed = { status: 200, ok: true, body: { ok: true, result: { approvals: [pending] } } };
+  const created = {
+    status: 200,
+    ok: true,
+    body: { ok: true, result: { rule: { id: "apr_1" } } },
+  };
+  const { client, bodies } = fakeClient([listed, listed, created]);
+  const fake = fakeTerminal();
+  const prompt = new PermissionPrompt(client, fake.terminal, { session, afterSeq: 3 });
+  prompt.observe(asked(4, "req_1", "npm test"));
+  await prompt.answer({ decision: "allow", remember: true }, signal);
+  assert.equal((bodies[0] as { action: string }).action, "svc.sessions.approvals");
+  assert.deepEqual(fake.notices.at(-1)!.split("\n"), [
+    "Always allow — the rule it creates:",
+    '  [s] session    allow shell command starting ["npm","test"] in session ses_1',
+    '  [p] project    allow shell command starting ["npm","test"] in project /p',
+    '  [e] everywhere allow shell command starting ["npm","test"] everywhere',
+  ]);
+  assert.equal(
+    fake.questions.at(-1),
+    "Always allow where? [s]ession / [p]roject / [e]verywhere / [n]o, back",
+  );
+  assert.equal(prompt.asking, true);
+  // n goes back to the request's own question; nothing was answered.
+  await prompt.answer({ decision: "deny", remember: false }, signal);
+  assert.equal(fake.questions.at(-1), "Allow Bash: npm test? [y]es / [n]o / [a]lways");
+  assert.equal(bodies.length, 1);
+  await prompt.answer({ decision: "allow", remember: true }, signal);
+  await prompt.answer({ decision: "allow", remember: true, scope: "project" }, signal);
+  assert.deepEqual(bodies[2], {
+    action: "svc.sessions.approve",
+    origin: "cli",
+    sessionId: "ses_1",
+    requestId: "req_1",
+    decision: "allow",
+    remember: true,
+    scope: "project",
+  });
+  assert.equal(fake.notices.at(-1), "Created approval rule apr_1");
+  assert.equal(prompt.asking, false);
 });

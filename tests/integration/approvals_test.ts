@@ -97,6 +97,7 @@ Deno.test("ask → the owner allows; the request is listed while pending (D18)",
       sessionId: id,
       requestId: request.requestId,
       decision: "allow",
+      rule: null,
     });
     const [turn] = await waitForKind(t, id, "agent.turn");
     assert.equal(turn.result, "allowed");

@@ -232,6 +232,7 @@ Deno.test("permission requests are denied by policy and recorded (D17, D18)", as
         { id: "allow", kind: "allow_once", label: "Allow" },
         { id: "deny", kind: "reject_once", label: "Deny" },
       ],
+      command: "touch x",
     });
     const [resolved] = await waitForKind(t, id, "agent.permission.resolved", 1);
     assert.deepEqual(resolved, { requestId: "req_1", decision: "deny", by: "policy" });

@@ -46,20 +46,19 @@ export interface AgentDaemon extends AsyncDisposable {
  */
 export async function startAgentDaemon(
   cli: Harness,
-  { harness = cli, config = {}, env: envOverrides = {} }: {
+  { harness = cli, config = {}, env: adjustEnv }: {
     harness?: string;
     config?: Json;
-    env?: Record<string, string>;
+    /** Changes the CLI's environment before the daemon starts with it. */
+    env?: (env: Record<string, string>) => Record<string, string>;
   } = {},
 ): Promise<AgentDaemon> {
   const provider = await startFakeProvider();
   // Codex refuses a CODEX_HOME under the system temp directory: keep homes in the cache.
   const envDir = join(agentsDir(), "homes", crypto.randomUUID());
   await Deno.mkdir(envDir, { recursive: true });
-  const env = {
-    ...await prepareAgentEnv(cli, { providerUrl: provider.url, dir: envDir }),
-    ...envOverrides,
-  };
+  const prepared = await prepareAgentEnv(cli, { providerUrl: provider.url, dir: envDir });
+  const env = adjustEnv ? adjustEnv(prepared) : prepared;
   const home = await tempHome();
   await Deno.writeTextFile(join(home, "config.json"), JSON.stringify(config));
   const serve = await startServe(home, [], env);

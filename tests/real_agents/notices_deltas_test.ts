@@ -88,7 +88,7 @@ Deno.test({
 }, async () => {
   requireAgent("claude");
   await using d = await startAgentDaemon("claude", {
-    env: { ANTHROPIC_BASE_URL: `http://127.0.0.1:${closedPort()}` },
+    env: (env) => ({ ...env, ANTHROPIC_BASE_URL: `http://127.0.0.1:${closedPort()}` }),
   });
   const id = await d.launch({ prompt: "hello" });
   const stream = await openStream(d.client, id, 0);

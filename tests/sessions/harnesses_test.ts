@@ -5,6 +5,7 @@ import {
   BUILTIN_HARNESSES,
   HARNESS_ID_PATTERN,
   type HarnessSpec,
+  launchEnv,
   type PromptMode,
 } from "../../src/sessions/harnesses.ts";
 
@@ -50,11 +51,14 @@ Deno.test("buildArgv() builds each built-in's protocol-mode argv, with and witho
     "--include-partial-messages",
     "--permission-prompt-tool",
     "stdio",
+    "--permission-mode",
+    "default",
   ];
+  const gemini = ["gemini", "--acp", "--approval-mode", "default"];
   const cases: Record<string, [string[], string[]]> = {
     claude: [[...claude, "--model", "sonnet"], claude],
     codex: [["codex", "app-server"], ["codex", "app-server"]],
-    gemini: [["gemini", "--acp", "--model", "sonnet"], ["gemini", "--acp"]],
+    gemini: [[...gemini, "--model", "sonnet"], gemini],
     opencode: [["opencode", "acp"], ["opencode", "acp"]],
   };
   for (const [id, [withModel, withoutModel]] of Object.entries(cases)) {
@@ -230,4 +234,23 @@ Deno.test("HARNESS_ID_PATTERN accepts D3 ids only", () => {
   for (const id of ["", "-a", ".a", "_a", "A", "a b", "a/b", "a".repeat(65), "é"]) {
     assert.ok(!HARNESS_ID_PATTERN.test(id), id);
   }
+});
+
+Deno.test("launchEnv() routes opencode's permissions to svc in protocol sessions (D28)", () => {
+  const opencode = builtinSpec("opencode");
+  const env = launchEnv(opencode, "ask");
+  assert.deepEqual(JSON.parse(env.OPENCODE_PERMISSION), {
+    edit: "ask",
+    bash: "ask",
+    webfetch: "ask",
+    websearch: "ask",
+    external_directory: "ask",
+    doom_loop: "ask",
+  });
+  assert.deepEqual(launchEnv(opencode, "deny"), env);
+  assert.deepEqual(launchEnv(opencode, "allow"), env, "deny rules apply under allow too");
+  assert.deepEqual(launchEnv(opencode, null), {});
+  assert.deepEqual(launchEnv(builtinSpec("claude"), "ask"), {});
+  const configured = buildRegistry({ opencode: { command: ["opencode", "acp"], protocol: "acp" } });
+  assert.deepEqual(launchEnv(configured.get("opencode")!, "ask"), {});
 });

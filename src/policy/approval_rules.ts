@@ -1,0 +1,256 @@
+/**
+ * Standing approval rules (D28): which stored rule, if any, answers a
+ * permission request before anyone is asked. Deny beats allow; a rule
+ * applies only where every field it sets matches. Allow rules are strict —
+ * a command must be one simple command whose argv starts with the rule's,
+ * every path must lie inside the session's project root and match the glob;
+ * deny rules are broad — a denied program anywhere in a chain, substitution
+ * or wrapper is denied, and any one path matching denies. See docs/approvals.md.
+ */
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { basename, parseCommand, type ParsedCommand } from "./shell_command.ts";
+
+/** A stored rule (D28). */
+export interface ApprovalRule {
+  id: string;
+  decision: "allow" | "deny";
+  sessionId?: string;
+  harness?: string;
+  projectRoot?: string;
+  /** The agent's tool name (`Bash`, `run_shell_command`…) or svc's kind (`shell`, `edit`…). */
+  tool?: string;
+  /** An argv prefix. */
+  command?: string[];
+  /** A glob over absolute paths; relative globs are taken from the session's project root. */
+  path?: string;
+  createdAt: string;
+  note?: string;
+}
+
+/** What svc calls a tool, whatever the agent calls it. */
+export const TOOL_KINDS = ["shell", "edit", "read", "fetch", "other"] as const;
+export type ToolKind = typeof TOOL_KINDS[number];
+
+/** What a permission request is about, as its adapter maps it. */
+export interface RequestTarget {
+  kind: ToolKind;
+  /** The shell command text, for shell requests. */
+  command: string | null;
+  /** Paths it reads or writes, as the agent gave them (relative to the cwd or absolute). */
+  paths: string[];
+}
+
+/** The session a request comes from. */
+export interface RuleSession {
+  sessionId: string;
+  harness: string;
+  projectRoot: string;
+  cwd: string;
+}
+
+/** One request, prepared for matching (parsed once, paths resolved once). */
+export interface PreparedRequest {
+  tool: string;
+  kind: ToolKind;
+  command: ParsedCommand | null;
+  /** Normalised absolute paths (symlinks resolved where the path, or a parent, exists). */
+  paths: string[];
+  /** False when any path lies outside the session's project root. */
+  insideProject: boolean;
+  projectRoot: string;
+}
+
+/** Parses the command and resolves the paths of one request. */
+export async function prepareRequest(
+  tool: string,
+  target: RequestTarget,
+  session: RuleSession,
+): Promise<PreparedRequest> {
+  const root = await canonicalPath(session.projectRoot);
+  const paths = await Promise.all(
+    target.paths.map((path) => canonicalPath(resolve(session.cwd, path))),
+  );
+  return {
+    tool,
+    kind: target.kind,
+    command: target.command === null ? null : await parseCommand(target.command),
+    paths,
+    insideProject: paths.every((path) => isInside(path, root)),
+    projectRoot: root,
+  };
+}
+
+/**
+ * The rule that decides `request`, or null: the oldest matching deny rule,
+ * else the oldest matching allow rule.
+ */
+export function matchRules(
+  rules: readonly ApprovalRule[],
+  request: PreparedRequest,
+  session: RuleSession,
+): ApprovalRule | null {
+  const scoped = rules.filter((rule) => scopeMatches(rule, request, session));
+  return scoped.find((rule) => rule.decision === "deny" && denyMatches(rule, request)) ??
+    scoped.find((rule) => rule.decision === "allow" && allowMatches(rule, request)) ??
+    null;
+}
+
+function scopeMatches(rule: ApprovalRule, request: PreparedRequest, session: RuleSession): boolean {
+  if (rule.sessionId !== undefined && rule.sessionId !== session.sessionId) return false;
+  if (rule.harness !== undefined && rule.harness !== session.harness) return false;
+  if (rule.projectRoot !== undefined) {
+    const root = resolve(rule.projectRoot);
+    if (root !== resolve(session.projectRoot) && root !== request.projectRoot) return false;
+  }
+  if (rule.tool !== undefined && rule.tool !== request.tool && rule.tool !== request.kind) {
+    return false;
+  }
+  return true;
+}
+
+function allowMatches(rule: ApprovalRule, request: PreparedRequest): boolean {
+  // A path outside the project root never matches an allow rule, whatever the rule says.
+  if (!request.insideProject) return false;
+  if (rule.command !== undefined) {
+    const argv = request.command?.simple ?? null;
+    if (argv === null || !startsWith(argv, rule.command)) return false;
+  }
+  if (rule.path !== undefined) {
+    if (request.paths.length === 0) return false;
+    const glob = globRegExp(rule.path, request.projectRoot);
+    if (!request.paths.every((path) => glob.test(path))) return false;
+  }
+  return true;
+}
+
+function denyMatches(rule: ApprovalRule, request: PreparedRequest): boolean {
+  if (rule.command !== undefined) {
+    const commands = request.command?.commands ?? [];
+    const wanted = [basename(rule.command[0] ?? ""), ...rule.command.slice(1)];
+    const hit = commands.some((argv) =>
+      argv.length > 0 && startsWith([basename(argv[0]), ...argv.slice(1)], wanted)
+    );
+    if (!hit) return false;
+  }
+  if (rule.path !== undefined) {
+    const glob = globRegExp(rule.path, request.projectRoot);
+    if (!request.paths.some((path) => glob.test(path))) return false;
+  }
+  return true;
+}
+
+function startsWith(argv: readonly string[], prefix: readonly string[]): boolean {
+  return prefix.length > 0 && prefix.length <= argv.length &&
+    prefix.every((word, index) => argv[index] === word);
+}
+
+/**
+ * `path` normalised, with symlinks resolved in its longest existing ancestor;
+ * a dangling symlink is followed to where it points (where a write would go).
+ */
+export async function canonicalPath(path: string, hops = 0): Promise<string> {
+  const absolute = resolve(path);
+  let existing = absolute;
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      const real = await Deno.realPath(existing);
+      return rest.length === 0 ? real : join(real, ...rest.reverse());
+    } catch {
+      const link = await Deno.readLink(existing).catch(() => null);
+      if (link !== null && hops < 40) {
+        const target = await canonicalPath(resolve(dirname(existing), link), hops + 1);
+        return rest.length === 0 ? target : join(target, ...rest.reverse());
+      }
+      const parent = dirname(existing);
+      if (parent === existing) return absolute;
+      rest.push(existing.slice(parent.length).replace(/^[/\\]+/, ""));
+      existing = parent;
+    }
+  }
+}
+
+/** Whether `path` is `root` or inside it (both normalised and absolute). */
+export function isInside(path: string, root: string): boolean {
+  const rel = relative(root, path);
+  return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel));
+}
+
+/**
+ * A path glob as a RegExp over absolute paths: `**` then a slash is any
+ * directories (none too), `**` any run of characters,
+ * `*` any run without `/`, `?` one character but `/`; everything else is
+ * literal. A relative glob is taken from `root`; a glob naming a directory
+ * with a trailing `/` matches everything under it.
+ */
+export function globRegExp(glob: string, root: string): RegExp {
+  let pattern = isAbsolute(glob) ? glob : join(root, glob) + (glob.endsWith("/") ? "/" : "");
+  if (pattern.endsWith("/")) pattern += "**";
+  let source = "";
+  for (let index = 0; index < pattern.length; index++) {
+    const char = pattern[index];
+    if (pattern.startsWith("**/", index)) {
+      source += "(?:.*/)?";
+      index += 2;
+    } else if (char === "*" && pattern[index + 1] === "*") {
+      source += ".*";
+      index++;
+    } else if (char === "*") source += "[^/]*";
+    else if (char === "?") source += "[^/]";
+    else source += char.replace(/[.+^${}()|[\]\\]/g, "\\$&");
+  }
+  return new RegExp(`^${source}$`, "u");
+}
+
+/** Where a rule made for a request in a session applies (the `a`lways answer's scope). */
+export const RULE_SCOPES = ["session", "project", "everywhere"] as const;
+export type RuleScope = typeof RULE_SCOPES[number];
+
+/** The fields of a request a proposed rule is built from. */
+export interface RuleSource {
+  sessionId: string;
+  projectRoot: string;
+  tool: string;
+  kind: ToolKind;
+  /** The argv of a simple shell command, null when the command is anything more. */
+  argv: string[] | null;
+  command: string | null;
+}
+
+/**
+ * The allow rule an "always" answer creates (D28): scoped to the session,
+ * its project or everywhere; for a shell command, that exact simple argv
+ * under svc's `shell` kind (any agent's shell tool); for an edit, svc's
+ * `edit` kind (only ever inside the project root); else the agent's tool.
+ * Null for a shell command that is not one simple command: nothing safe to
+ * remember, the answer is a plain allow.
+ */
+export function proposeRule(
+  source: RuleSource,
+  scope: RuleScope,
+): Omit<ApprovalRule, "id" | "createdAt"> | null {
+  const where = scope === "session"
+    ? { sessionId: source.sessionId }
+    : scope === "project"
+    ? { projectRoot: source.projectRoot }
+    : {};
+  if (source.kind === "shell") {
+    if (source.argv === null) return null;
+    return { decision: "allow", ...where, tool: "shell", command: source.argv };
+  }
+  if (source.kind === "edit") return { decision: "allow", ...where, tool: "edit" };
+  return { decision: "allow", ...where, tool: source.tool };
+}
+
+/** One line describing a rule: `allow shell "npm test" in session ses_…`. */
+export function describeRule(rule: Omit<ApprovalRule, "id" | "createdAt">): string {
+  const parts: string[] = [rule.decision];
+  parts.push(rule.tool ?? "any tool");
+  if (rule.command !== undefined) parts.push(`command starting ${JSON.stringify(rule.command)}`);
+  if (rule.path !== undefined) parts.push(`path ${rule.path}`);
+  if (rule.harness !== undefined) parts.push(`for ${rule.harness}`);
+  if (rule.sessionId !== undefined) parts.push(`in session ${rule.sessionId}`);
+  else if (rule.projectRoot !== undefined) parts.push(`in project ${rule.projectRoot}`);
+  else parts.push("everywhere");
+  return parts.join(" ");
+}
