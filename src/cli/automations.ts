@@ -1,5 +1,4 @@
 import { allRoutines } from "./all_routines.ts";
-import { resolve } from "node:path";
 import type { ClientResponse, SvcClient } from "../client/client.ts";
 import type { StoredRoutine } from "../automations/definition.ts";
 import type { RoutineHealth } from "../automations/health.ts";
@@ -19,6 +18,7 @@ import { withClient } from "./connect.ts";
 import { integerOption } from "./events.ts";
 import { oneLine, printResponse, table } from "./output.ts";
 import { terminalSafe } from "./terminal_text.ts";
+import { resolveCliPath } from "./working_dir.ts";
 
 /** A successful `POST /actions` answer of a versioned automation action (C4.1, D10). */
 interface ActionResponse<T> {
@@ -129,7 +129,7 @@ async function writeRoutine(
     file: { type: "string", short: "f" },
   });
   if (values.file === undefined) throw new UsageError('Missing "-f FILE" (a JSON definition)');
-  const definition = await readDefinition(values.file);
+  const definition = await readDefinition(values.file, io);
   return await withClient(values.home, io, async (client) => {
     const response = await act<{ routine: StoredRoutine }>(
       client,
@@ -169,7 +169,7 @@ async function runRoutine(args: string[], io: Io): Promise<number> {
   return await withClient(values.home, io, async (client) => {
     const response = await act<RunNowResult>(client, "svc.automations.run", {
       id,
-      ...(values.cwd !== undefined && { cwd: resolve(values.cwd) }),
+      ...(values.cwd !== undefined && { cwd: resolveCliPath(io, values.cwd) }),
     });
     if (!response.ok) return printResponse(io, response, values.json, () => "");
     const run = response.body.result;
@@ -296,13 +296,13 @@ function act<T>(
 }
 
 /** The JSON definition in `file` (`-`: stdin); unreadable or non-JSON is a usage error. */
-async function readDefinition(file: string): Promise<unknown> {
+async function readDefinition(file: string, io: Io): Promise<unknown> {
   const name = file === "-" ? "stdin" : `"${file}"`;
   let text: string;
   try {
     text = file === "-"
       ? await new Response(Deno.stdin.readable).text()
-      : await Deno.readTextFile(file);
+      : await Deno.readTextFile(resolveCliPath(io, file));
   } catch (error) {
     throw new UsageError(`Cannot read definition file ${name}: ${(error as Error).message}`);
   }

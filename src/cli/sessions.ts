@@ -1,4 +1,3 @@
-import { resolve } from "node:path";
 import { SESSION_STATUSES, type SessionRecord } from "../store/sessions_store.ts";
 import { CLIENT_OPTIONS, parseCommandArgs, requireId } from "./args.ts";
 import { type Command, type Io, pickSubcommand, type Subcommand, UsageError } from "./command.ts";
@@ -6,6 +5,7 @@ import { withClient } from "./connect.ts";
 import { followEvents, integerOption, printerFor } from "./events.ts";
 import { printResponse, table } from "./output.ts";
 import { terminalSafe } from "./terminal_text.ts";
+import { resolveCliPath } from "./working_dir.ts";
 
 const KILL_SIGNALS = ["SIGTERM", "SIGKILL"];
 
@@ -93,12 +93,12 @@ async function startSession(args: string[], io: Io): Promise<number> {
   const projectRoot = values["project-root"];
   if (projectRoot === undefined) throw new UsageError('Missing "--project-root DIR"');
   if (values.harness === undefined) throw new UsageError('Missing "--harness ID"');
-  const prompt = await readPrompt(positionals, values["prompt-file"]);
+  const prompt = await readPrompt(positionals, values["prompt-file"], io);
   const request = {
-    projectRoot: resolve(projectRoot),
+    projectRoot: resolveCliPath(io, projectRoot),
     harness: values.harness,
     prompt,
-    ...(values.cwd !== undefined && { cwd: resolve(values.cwd) }),
+    ...(values.cwd !== undefined && { cwd: resolveCliPath(io, values.cwd) }),
     ...(values.model !== undefined && { model: values.model }),
     ...(values.title !== undefined && { title: values.title }),
     ...(values.worktree && { isolation: "worktree" }),
@@ -168,14 +168,14 @@ async function killSession(args: string[], io: Io): Promise<number> {
 }
 
 /** The prompt from the arguments, `--prompt-file FILE` or stdin (`-`). */
-async function readPrompt(positionals: string[], promptFile: string | undefined) {
+async function readPrompt(positionals: string[], promptFile: string | undefined, io: Io) {
   if (promptFile !== undefined) {
     if (positionals.length > 0) {
       throw new UsageError('Give the prompt as arguments or with "--prompt-file", not both');
     }
     if (promptFile === "-") return await readStdin();
     try {
-      return await Deno.readTextFile(promptFile);
+      return await Deno.readTextFile(resolveCliPath(io, promptFile));
     } catch (error) {
       throw new UsageError(`Cannot read prompt file "${promptFile}": ${(error as Error).message}`);
     }
