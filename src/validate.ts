@@ -50,6 +50,24 @@ export function boundedText(min: number, max: number, message?: string) {
     .refine((value) => value.length >= min && value.length <= max, error);
 }
 
+/** Characters an id prefix may hold: those of every svc id (D4, routine ids of C2.6). */
+export const ID_PREFIX_PATTERN = /^[A-Za-z0-9._-]{1,96}$/;
+
+/** An `idPrefix` filter (issue 27 item 9): 1 to 96 id characters. */
+export function idPrefixSchema() {
+  const error = { error: () => 'expected 1 to 96 ASCII letters, digits, ".", "_" or "-"' };
+  return z.string(error).regex(ID_PREFIX_PATTERN, error);
+}
+
+/**
+ * The bounds of ids starting with `prefix` in BINARY collation, for an
+ * indexed range scan (`id >= low AND id < high`): id characters are all
+ * below "~", so `prefix + "~"` is past every id with that prefix.
+ */
+export function idPrefixRange(prefix: string): [low: string, high: string] {
+  return [prefix, `${prefix}~`];
+}
+
 /** The operating system a path is checked for: the daemon's own unless a test says otherwise. */
 export type HostOs = typeof Deno.build.os;
 

@@ -60,11 +60,15 @@ export class RoutineService {
    * pass the 4 MiB response bound): at most `limit`, and fewer once the page
    * holds LIST_PAGE_BYTES of JSON. `nextCursor` is null on the last page.
    */
-  list(options: { cursor?: string; limit: number }): {
+  list(options: { cursor?: string; idPrefix?: string; limit: number }): {
     routines: StoredRoutine[];
     nextCursor: string | null;
   } {
-    const rows = this.#o.routines.list({ after: options.cursor, limit: options.limit + 1 });
+    const rows = this.#o.routines.list({
+      after: options.cursor,
+      idPrefix: options.idPrefix,
+      limit: options.limit + 1,
+    });
     const routines: StoredRoutine[] = [];
     let bytes = 0;
     for (const row of rows.slice(0, options.limit)) {
@@ -129,10 +133,21 @@ export class RoutineService {
     return { id, deleted: true };
   }
 
-  /** Recent runs, newest first (limit clamped 1–1000, default 20). */
-  runs(id: string, limit = 20): RunRecord[] {
-    if (!this.#o.routines.get(id)) throw routineNotFound(id);
-    return this.#o.runs.listForRoutine(id, Math.min(1000, Math.max(1, limit))).map(runRecord);
+  /**
+   * Recent runs, newest first (limit clamped 1–1000, default 20): of routine
+   * `id`, and with `idPrefix` only those whose id starts with it (issue 27
+   * item 9); without `id`, runs of every routine (then `idPrefix` is needed).
+   */
+  runs(options: { id?: string; idPrefix?: string; limit?: number }): RunRecord[] {
+    const { id, idPrefix } = options;
+    if (id !== undefined && !this.#o.routines.get(id)) throw routineNotFound(id);
+    const limit = Math.min(1000, Math.max(1, options.limit ?? 20));
+    const rows = idPrefix !== undefined
+      ? this.#o.runs.withIdPrefix(idPrefix, { routineId: id, limit })
+      : id !== undefined
+      ? this.#o.runs.listForRoutine(id, limit)
+      : [];
+    return rows.map(runRecord);
   }
 
   health(id: string): RoutineHealth {

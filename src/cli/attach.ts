@@ -5,6 +5,7 @@ import { openTerminal } from "./chat_terminal.ts";
 import { type Command, EXIT, UsageError } from "./command.ts";
 import { withClient } from "./connect.ts";
 import { describeError } from "./output.ts";
+import { resolveSessionId } from "./id_prefix.ts";
 
 /** `svc attach SESSION`: the conversation of an existing session in this terminal (D16, D17). */
 export const attachCommand: Command = {
@@ -22,9 +23,10 @@ Exits 0 when the session completed or on detach, 1 when it ended otherwise.`,
     const { values, positionals } = parseCommandArgs(args, { home: CLIENT_OPTIONS.home }, {
       positionals: 1,
     });
-    const sessionId = positionals[0];
-    if (sessionId === undefined) throw new UsageError("Missing SESSION");
+    const sessionText = positionals[0];
+    if (sessionText === undefined) throw new UsageError("Missing SESSION");
     return await withClient(values.home, io, async (client) => {
+      const sessionId = await resolveSessionId(client, sessionText);
       const response = await client.get<SessionRecord>(
         `/sessions/${encodeURIComponent(sessionId)}`,
       );

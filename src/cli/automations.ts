@@ -19,6 +19,7 @@ import { integerOption } from "./events.ts";
 import { oneLine, printResponse, table } from "./output.ts";
 import { terminalSafe } from "./terminal_text.ts";
 import { resolveCliPath } from "./working_dir.ts";
+import { resolveRoutineId } from "./id_prefix.ts";
 
 /** A successful `POST /actions` answer of a versioned automation action (C4.1, D10). */
 interface ActionResponse<T> {
@@ -102,8 +103,9 @@ async function listRoutines(args: string[], io: Io): Promise<number> {
 
 async function getRoutine(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, CLIENT_OPTIONS, { positionals: 1 });
-  const id = requireId(positionals, "routine");
+  const routineText = requireId(positionals, "routine");
   return await withClient(values.home, io, async (client) => {
+    const id = await resolveRoutineId(client, routineText);
     const response = await act<{ routine: StoredRoutine | null }>(
       client,
       "svc.automations.get",
@@ -148,8 +150,9 @@ async function writeRoutine(
 
 async function deleteRoutine(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, CLIENT_OPTIONS, { positionals: 1 });
-  const id = requireId(positionals, "routine");
+  const routineText = requireId(positionals, "routine");
   return await withClient(values.home, io, async (client) => {
+    const id = await resolveRoutineId(client, routineText);
     const response = await act<{ id: string }>(client, "svc.automations.delete", { id });
     return printResponse(
       io,
@@ -165,8 +168,9 @@ async function runRoutine(args: string[], io: Io): Promise<number> {
     ...CLIENT_OPTIONS,
     cwd: { type: "string" },
   }, { positionals: 1 });
-  const id = requireId(positionals, "routine");
+  const routineText = requireId(positionals, "routine");
   return await withClient(values.home, io, async (client) => {
+    const id = await resolveRoutineId(client, routineText);
     const response = await act<RunNowResult>(client, "svc.automations.run", {
       id,
       ...(values.cwd !== undefined && { cwd: resolveCliPath(io, values.cwd) }),
@@ -197,9 +201,10 @@ async function listRuns(args: string[], io: Io): Promise<number> {
     ...CLIENT_OPTIONS,
     limit: { type: "string" },
   }, { positionals: 1 });
-  const id = requireId(positionals, "routine");
+  const routineText = requireId(positionals, "routine");
   const limit = values.limit === undefined ? undefined : integerOption(values.limit, "--limit", 1);
   return await withClient(values.home, io, async (client) => {
+    const id = await resolveRoutineId(client, routineText);
     const response = await act<{ runs: RunRecord[] }>(client, "svc.automations.runs", {
       id,
       ...(limit !== undefined && { limit }),
@@ -222,8 +227,9 @@ async function listRuns(args: string[], io: Io): Promise<number> {
 
 async function showHealth(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, CLIENT_OPTIONS, { positionals: 1 });
-  const id = requireId(positionals, "routine");
+  const routineText = requireId(positionals, "routine");
   return await withClient(values.home, io, async (client) => {
+    const id = await resolveRoutineId(client, routineText);
     const response = await act<RoutineHealth>(client, "svc.automations.health", { id });
     return printResponse(io, response, values.json, ({ result: health }) =>
       alignedLines([

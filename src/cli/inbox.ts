@@ -6,6 +6,7 @@ import { CLIENT_OPTIONS, parseCommandArgs, requireId } from "./args.ts";
 import { type Command, type Io } from "./command.ts";
 import { withClient } from "./connect.ts";
 import { printResponse, table } from "./output.ts";
+import { resolveRunId } from "./id_prefix.ts";
 
 export const inboxCommand: Command = {
   name: "inbox",
@@ -58,8 +59,9 @@ async function listInbox(args: string[], io: Io): Promise<number> {
 
 async function showResult(args: string[], io: Io, markRead: boolean): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, CLIENT_OPTIONS, { positionals: 1 });
-  const runId = requireId(positionals, "run");
+  const runText = requireId(positionals, "run");
   return await withClient(values.home, io, async (client) => {
+    const runId = await resolveRunId(client, runText);
     const response = await act<{ run: RunRecord; markdown: string }>(
       client,
       "svc.automations.result",

@@ -6,6 +6,7 @@ import { followEvents, integerOption, printerFor } from "./events.ts";
 import { printResponse, table } from "./output.ts";
 import { terminalSafe } from "./terminal_text.ts";
 import { resolveCliPath } from "./working_dir.ts";
+import { resolveSessionId } from "./id_prefix.ts";
 
 const KILL_SIGNALS = ["SIGTERM", "SIGKILL"];
 
@@ -117,8 +118,9 @@ async function startSession(args: string[], io: Io): Promise<number> {
 
 async function showSession(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, CLIENT_OPTIONS, { positionals: 1 });
-  const sessionId = requireId(positionals, "session");
+  const sessionText = requireId(positionals, "session");
   return await withClient(values.home, io, async (client) => {
+    const sessionId = await resolveSessionId(client, sessionText);
     const response = await client.get<SessionRecord>(sessionPath(sessionId));
     return printResponse(io, response, values.json, (session) => {
       const entries = Object.entries(session);
@@ -141,10 +143,11 @@ async function sendInput(args: string[], io: Io): Promise<number> {
     ...CLIENT_OPTIONS,
     "no-newline": { type: "boolean" },
   }, { positionals: Infinity });
-  const sessionId = requireId(positionals, "session");
+  const sessionText = requireId(positionals, "session");
   const data = positionals.slice(1).join(" ") + (values["no-newline"] ? "" : "\n");
   if (data === "") throw new UsageError("Missing TEXT");
   return await withClient(values.home, io, async (client) => {
+    const sessionId = await resolveSessionId(client, sessionText);
     const response = await client.post(`${sessionPath(sessionId)}/input`, { data });
     const bytes = new TextEncoder().encode(data).length;
     return printResponse(io, response, values.json, () => `Sent ${bytes} bytes to ${sessionId}`);
@@ -156,12 +159,13 @@ async function killSession(args: string[], io: Io): Promise<number> {
     ...CLIENT_OPTIONS,
     signal: { type: "string" },
   }, { positionals: 1 });
-  const sessionId = requireId(positionals, "session");
+  const sessionText = requireId(positionals, "session");
   const signal = values.signal ?? "SIGTERM";
   if (!KILL_SIGNALS.includes(signal)) {
     throw new UsageError(`"--signal" must be SIGTERM or SIGKILL, got "${signal}"`);
   }
   return await withClient(values.home, io, async (client) => {
+    const sessionId = await resolveSessionId(client, sessionText);
     const response = await client.post(`${sessionPath(sessionId)}/kill`, { signal });
     return printResponse(io, response, values.json, () => `Sent ${signal} to ${sessionId}`);
   });

@@ -6,6 +6,7 @@ import { CLIENT_OPTIONS, parseCommandArgs } from "./args.ts";
 import { type Command, type Io, pickSubcommand, type Subcommand } from "./command.ts";
 import { withClient } from "./connect.ts";
 import { printResponse, table } from "./output.ts";
+import { resolveRoutineId } from "./id_prefix.ts";
 
 interface Listed {
   sessionId: string;
@@ -53,7 +54,9 @@ async function list(args: string[], io: Io): Promise<number> {
     const response = await act<{ worktrees: Listed[] }>(
       client,
       "svc.automations.worktrees",
-      values.routine === undefined ? {} : { routineId: values.routine },
+      values.routine === undefined
+        ? {}
+        : { routineId: await resolveRoutineId(client, values.routine) },
     );
     return printResponse(
       io,
@@ -82,7 +85,8 @@ async function prune(args: string[], io: Io): Promise<number> {
   });
   return await withClient(values.home, io, async (client) => {
     const response = await act<{ removals: Removal[] }>(client, "svc.automations.prune", {
-      ...(values.routine !== undefined && { routineId: values.routine }),
+      ...(values.routine !== undefined &&
+        { routineId: await resolveRoutineId(client, values.routine) }),
       ...(values.force && { force: true }),
     });
     return printResponse(io, response, values.json, ({ result }) => {

@@ -85,7 +85,10 @@ Deno.test("svc approvals lists a pending request; svc approve answers it once", 
   assert.equal(unknown.code, 1);
   assert.match(unknown.stderr, /^approval_not_found: /);
   assert.equal(unknown.stdout, "");
-  assert.equal((await d.svc(["approve", id])).code, 2, "a missing request id is a usage error");
+  // One argument is a request id prefix or a session with one pending request (issue 27 item 9).
+  const nothingPending = await d.svc(["approve", id]);
+  assert.equal(nothingPending.code, 1);
+  assert.match(nothingPending.stderr, /^approval_not_found: No pending permission request matches/);
   assert.equal((await d.svc(["approve", id, "r", "--deny", "--remember"])).code, 2);
   assert.equal(await turnResult(1), "denied: no");
   assert.equal((await d.svc(["approvals"])).stdout, "No pending approvals\n");
