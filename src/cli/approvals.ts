@@ -15,7 +15,7 @@ import {
   resolveSessionId,
 } from "./id_prefix.ts";
 import { withClient } from "./connect.ts";
-import { oneLine, printResponse, table } from "./output.ts";
+import { oneLine, printList, printResponse, table } from "./output.ts";
 import { terminalSafe } from "./terminal_text.ts";
 
 /**
@@ -58,7 +58,8 @@ export const approvalsCommand: Command = {
   summary: "List agent permission requests waiting for you",
   usage: `Usage: svc approvals [--session ID] [--home DIR] [--json]
 
-Lists pending permission requests of every live session (or one), oldest first.
+Lists pending permission requests of every live session (or one), oldest first;
+--json prints them as an array.
 Answer one with "svc approve SESSION REQUEST" (any unique prefix of each). Unanswered requests are denied
 after approvals.timeoutSeconds (default 600). See docs/cli.md.`,
   async run(args, io) {
@@ -71,10 +72,11 @@ after approvals.timeoutSeconds (default 600). See docs/cli.md.`,
           ? {}
           : { sessionId: await resolveSessionId(client, values.session) },
       );
-      return printResponse(
+      return printList(
         io,
         response,
         values.json,
+        (body) => body.result.approvals,
         (body) => approvalsTable(body.result.approvals, Date.now()),
       );
     });

@@ -16,7 +16,15 @@ import {
 } from "./command.ts";
 import { withClient } from "./connect.ts";
 import { integerOption } from "./events.ts";
-import { oneLine, printResponse, table } from "./output.ts";
+import {
+  localTime,
+  oneLine,
+  printList,
+  printResponse,
+  table,
+  TIME_OPTIONS,
+  timeText,
+} from "./output.ts";
 import { terminalSafe } from "./terminal_text.ts";
 import { resolveCliPath } from "./working_dir.ts";
 import { resolveRoutineId } from "./id_prefix.ts";
@@ -51,8 +59,9 @@ Subcommands:
   import                     Imports Codex automations and $SVC_HOME/import/*.json,
                              always PAUSED.
 
-Every subcommand takes --home DIR, and --json to print the raw action response.
-Times are shown in the local time zone. See docs/automations.md.`,
+Every subcommand takes --home DIR, and --json to print the raw action response
+(list and runs: the array of routines or runs). Times are shown in the local
+time zone, or in UTC with --utc. See docs/automations.md.`,
   run(args, io) {
     const { run, rest } = pickSubcommand(SUBCOMMANDS, args);
     return run(rest, io);
@@ -73,10 +82,12 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
 };
 
 async function listRoutines(args: string[], io: Io): Promise<number> {
-  const { values } = parseCommandArgs(args, CLIENT_OPTIONS);
+  const { values } = parseCommandArgs(args, { ...CLIENT_OPTIONS, ...TIME_OPTIONS });
   return await withClient(values.home, io, async (client) => {
     const response = await allRoutines(client);
-    if (values.json || !response.ok) return printResponse(io, response, values.json, () => "");
+    if (values.json || !response.ok) {
+      return printList(io, response, values.json, ({ result }) => result.routines, () => "");
+    }
     // The daemon computes the next due time, so the CLI never disagrees with it.
     const nextDue = new Map<string, string | null>();
     for (const routine of response.body.result.routines) {
@@ -94,7 +105,7 @@ async function listRoutines(args: string[], io: Io): Promise<number> {
           routine.status,
           routine.rrule,
           routine.timezone,
-          localTime(nextDue.get(routine.id) ?? null),
+          timeText(nextDue.get(routine.id) ?? null, values.utc),
           routine.name,
         ]),
       ));
@@ -199,6 +210,7 @@ async function runRoutine(args: string[], io: Io): Promise<number> {
 async function listRuns(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, {
     ...CLIENT_OPTIONS,
+    ...TIME_OPTIONS,
     limit: { type: "string" },
   }, { positionals: 1 });
   const routineText = requireId(positionals, "routine");
@@ -209,15 +221,15 @@ async function listRuns(args: string[], io: Io): Promise<number> {
       id,
       ...(limit !== undefined && { limit }),
     });
-    return printResponse(io, response, values.json, ({ result }) =>
+    return printList(io, response, values.json, ({ result }) => result.runs, ({ result }) =>
       table(
         ["ID", "TRIGGER", "STATUS", "SCHEDULED", "STARTED", "SESSION", "ERROR"],
         result.runs.map((run) => [
           run.id,
           run.trigger,
           run.status,
-          localTime(run.scheduledFor),
-          localTime(run.startedAt),
+          timeText(run.scheduledFor, values.utc),
+          timeText(run.startedAt, values.utc),
           run.sessionId ?? "-",
           run.error ? `${run.error.code}: ${run.error.message}` : "-",
         ]),
@@ -226,7 +238,9 @@ async function listRuns(args: string[], io: Io): Promise<number> {
 }
 
 async function showHealth(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseCommandArgs(args, CLIENT_OPTIONS, { positionals: 1 });
+  const { values, positionals } = parseCommandArgs(args, { ...CLIENT_OPTIONS, ...TIME_OPTIONS }, {
+    positionals: 1,
+  });
   const routineText = requireId(positionals, "routine");
   return await withClient(values.home, io, async (client) => {
     const id = await resolveRoutineId(client, routineText);
@@ -235,16 +249,16 @@ async function showHealth(args: string[], io: Io): Promise<number> {
       alignedLines([
         ["id", health.id],
         ["status", health.status],
-        ["nextDueAt", localTime(health.nextDueAt)],
-        ["lastPlannedAt", localTime(health.lastPlannedAt)],
-        ["lastRunAt", localTime(health.lastRunAt)],
-        ["lastSuccessAt", localTime(health.lastSuccessAt)],
+        ["nextDueAt", timeText(health.nextDueAt, values.utc)],
+        ["lastPlannedAt", timeText(health.lastPlannedAt, values.utc)],
+        ["lastRunAt", timeText(health.lastRunAt, values.utc)],
+        ["lastSuccessAt", timeText(health.lastSuccessAt, values.utc)],
         ["consecutiveFailures", String(health.consecutiveFailures)],
         ["missedCount", String(health.missedCount)],
         [
           "lease",
           health.lease
-            ? `${health.lease.owner} (expires ${localTime(health.lease.expiresAt)})`
+            ? `${health.lease.owner} (expires ${timeText(health.lease.expiresAt, values.utc)})`
             : "-",
         ],
         ["stale", health.stale ?? "-"],
@@ -253,7 +267,7 @@ async function showHealth(args: string[], io: Io): Promise<number> {
 }
 
 async function tick(args: string[], io: Io): Promise<number> {
-  const { values } = parseCommandArgs(args, CLIENT_OPTIONS);
+  const { values } = parseCommandArgs(args, { ...CLIENT_OPTIONS, ...TIME_OPTIONS });
   return await withClient(values.home, io, async (client) => {
     const response = await act<TickReport>(client, "svc.automations.tick");
     return printResponse(io, response, values.json, ({ result: report }) =>
@@ -261,12 +275,12 @@ async function tick(args: string[], io: Io): Promise<number> {
         `planned ${report.planned.length}, recovered ${report.recovered.length}, ` +
         `claimed ${report.claimed.length}, failures ${report.failures.length}`,
         ...report.planned.map((p) =>
-          `planned    ${p.routineId} ${localTime(p.scheduledFor)}` +
+          `planned    ${p.routineId} ${timeText(p.scheduledFor, values.utc)}` +
           (p.missed > 0 ? ` (${p.missed} missed)` : "")
         ),
         ...report.recovered.map((r) => `recovered  ${r.routineId} ${r.runId} ${r.error}`),
         ...report.claimed.map((c) =>
-          `claimed    ${c.routineId} ${c.runId} ${localTime(c.scheduledFor)} ${c.status}`
+          `claimed    ${c.routineId} ${c.runId} ${timeText(c.scheduledFor, values.utc)} ${c.status}`
         ),
         ...report.failures.map((f) =>
           `failure    ${f.routineId}${f.runId ? ` ${f.runId}` : ""} ${f.error.code}: ${
@@ -319,22 +333,8 @@ async function readDefinition(file: string, io: Io): Promise<unknown> {
   }
 }
 
-/**
- * An ISO instant as `YYYY-MM-DD HH:MM TZ` in `timeZone` (default: the local
- * zone), TZ being the zone's short name (`EDT`, `UTC`, `GMT+1`); `-` for null.
- */
-export function localTime(
-  iso: string | null,
-  timeZone: string = Temporal.Now.timeZoneId(),
-): string {
-  if (iso === null) return "-";
-  const zoned = Temporal.Instant.from(iso).toZonedDateTimeISO(timeZone);
-  const hhmm = zoned.toPlainTime().toString({ smallestUnit: "minute" });
-  const zoneName = new Intl.DateTimeFormat("en-US", { timeZone, timeZoneName: "short" })
-    .formatToParts(zoned.epochMilliseconds)
-    .find((part) => part.type === "timeZoneName")?.value ?? timeZone;
-  return `${zoned.toPlainDate()} ${hhmm} ${zoneName}`;
-}
+/** Kept here for its callers and tests; it lives in output.ts. */
+export { localTime };
 
 /** A stored routine as `key: value` lines; lists and objects as JSON. */
 function keyValues(routine: StoredRoutine): string {

@@ -3,7 +3,7 @@ import { CLIENT_OPTIONS, parseCommandArgs, requireId } from "./args.ts";
 import { type Command, type Io, pickSubcommand, type Subcommand, UsageError } from "./command.ts";
 import { withClient } from "./connect.ts";
 import { followEvents, integerOption, printerFor } from "./events.ts";
-import { printResponse, table } from "./output.ts";
+import { printResponse, table, TIME_OPTIONS, timeText } from "./output.ts";
 import { terminalSafe } from "./terminal_text.ts";
 import { resolveCliPath } from "./working_dir.ts";
 import { resolveSessionId } from "./id_prefix.ts";
@@ -17,9 +17,9 @@ export const sessionsCommand: Command = {
   usage: `Usage: svc sessions <subcommand> [options]
 
 Subcommands:
-  list [--status S] [--limit N]
+  list [--status S] [--limit N] [--utc]
       Sessions, newest first (at most N, default 100). S: running, completed,
-      failed, killed, orphaned.
+      failed, killed, orphaned. Times are local, or UTC with --utc.
   start --project-root DIR --harness ID [--cwd DIR] [--model M] [--title T]
         [--worktree] [--follow] (PROMPT... | --prompt-file FILE | -)
       Launches a session and prints its id. The prompt is the arguments joined
@@ -27,7 +27,7 @@ Subcommands:
       a new git worktree of the repository (branch svc/session/ID, see
       "svc worktrees"); your checkout is not touched. --follow then prints
       its events until it ends, like "svc events ID --follow".
-  show ID
+  show ID [--utc]
       The session record, one "key: value" line per field.
   input ID TEXT... [--no-newline]
       Writes TEXT (the arguments joined by spaces) and a newline to the
@@ -53,6 +53,7 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
 async function listSessions(args: string[], io: Io): Promise<number> {
   const { values } = parseCommandArgs(args, {
     ...CLIENT_OPTIONS,
+    ...TIME_OPTIONS,
     status: { type: "string" },
     limit: { type: "string" },
   });
@@ -74,7 +75,13 @@ async function listSessions(args: string[], io: Io): Promise<number> {
     return printResponse(io, response, values.json, (sessions) =>
       table(
         ["ID", "STATUS", "HARNESS", "CREATED", "TITLE"],
-        sessions.map((s) => [s.id, s.status, s.harness, s.created_at, s.title]),
+        sessions.map((s) => [
+          s.id,
+          s.status,
+          s.harness,
+          timeText(s.created_at, values.utc),
+          s.title,
+        ]),
       ));
   });
 }
@@ -117,7 +124,9 @@ async function startSession(args: string[], io: Io): Promise<number> {
 }
 
 async function showSession(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseCommandArgs(args, CLIENT_OPTIONS, { positionals: 1 });
+  const { values, positionals } = parseCommandArgs(args, { ...CLIENT_OPTIONS, ...TIME_OPTIONS }, {
+    positionals: 1,
+  });
   const sessionText = requireId(positionals, "session");
   return await withClient(values.home, io, async (client) => {
     const sessionId = await resolveSessionId(client, sessionText);
@@ -126,16 +135,25 @@ async function showSession(args: string[], io: Io): Promise<number> {
       const entries = Object.entries(session);
       const width = Math.max(...entries.map(([key]) => key.length)) + 1;
       return entries
-        .map(([key, value]) => `${`${key}:`.padEnd(width)} ${fieldText(value)}`)
+        .map(([key, value]) => `${`${key}:`.padEnd(width)} ${fieldText(key, value, values.utc)}`)
         .join("\n");
     });
   });
 }
 
-/** A record field on one line: objects (usage, worktree) as JSON, null as "-". */
-function fieldText(value: unknown): string {
+/**
+ * A record field on one line: times (`*_at`) as every command prints them,
+ * objects (usage, worktree) as JSON with `costUsd` rounded to 1e-6, null as "-".
+ */
+function fieldText(key: string, value: unknown, utc: boolean | undefined): string {
   if (value === null || value === undefined) return "-";
-  return typeof value === "object" ? JSON.stringify(value) : String(value);
+  if (key.endsWith("_at") && typeof value === "string") return timeText(value, utc);
+  if (typeof value !== "object") return String(value);
+  return JSON.stringify(
+    value,
+    (name, inner) =>
+      name === "costUsd" && typeof inner === "number" ? Number(inner.toFixed(6)) : inner,
+  );
 }
 
 async function sendInput(args: string[], io: Io): Promise<number> {

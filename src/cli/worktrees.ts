@@ -5,7 +5,7 @@ import { act } from "./action.ts";
 import { CLIENT_OPTIONS, parseCommandArgs } from "./args.ts";
 import { type Command, type Io, pickSubcommand, type Subcommand } from "./command.ts";
 import { withClient } from "./connect.ts";
-import { printResponse, table } from "./output.ts";
+import { printList, printResponse, table } from "./output.ts";
 import { resolveRoutineId } from "./id_prefix.ts";
 
 interface Listed {
@@ -58,10 +58,11 @@ async function list(args: string[], io: Io): Promise<number> {
         ? {}
         : { routineId: await resolveRoutineId(client, values.routine) },
     );
-    return printResponse(
+    return printList(
       io,
       response,
       values.json,
+      ({ result }) => result.worktrees,
       ({ result }) =>
         result.worktrees.length === 0 ? "No worktrees" : table(
           ["SESSION", "STATUS", "CHANGES", "BRANCH", "PATH"],

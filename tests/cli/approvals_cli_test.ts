@@ -73,7 +73,7 @@ Deno.test("svc approvals lists a pending request; svc approve answers it once", 
   assert.match(listed, /^SESSION\s+REQUEST\s+TOOL\s+EXPIRES\s+SUMMARY$/m);
   assert.match(listed, /req_1\s+Bash\s+in \d+m \d+s\s+Bash: touch x$/m);
   const json = JSON.parse((await d.svc(["approvals", "--session", id, "--json"])).stdout);
-  assert.equal(json.result.approvals.length, 1);
+  assert.equal(json.length, 1, "a list command's --json is the list (issue 27 item 10)");
 
   const denied = await d.svc(["approve", id, "req_1", "--deny", "--message", "no"]);
   assert.equal(denied.code, 0, denied.stderr);

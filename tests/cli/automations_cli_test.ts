@@ -87,11 +87,9 @@ Deno.test("automationsCommand: create, list, get, update, run, runs, health, tic
       row(list.stdout, "nightly"),
       /^nightly +PAUSED +FREQ=DAILY;BYHOUR=9 +utc +- +Nightly checks$/,
     );
+    // A list command's --json is the list (issue 27 item 10).
     const json = JSON.parse((await svc("list", "--json")).stdout);
-    assert.equal(json.ok, true);
-    assert.equal(json.action, "svc.automations.list");
-    assert.equal(json.event.origin, "cli");
-    assert.deepEqual(json.result.routines.map((r: Json) => r.id), ["nightly"]);
+    assert.deepEqual(json.map((r: Json) => r.id), ["nightly"]);
   });
 
   await t.step("get prints the stored routine as key: value lines", async () => {
@@ -140,8 +138,8 @@ Deno.test("automationsCommand: create, list, get, update, run, runs, health, tic
       ),
     );
     const json = JSON.parse((await svc("runs", "nightly", "--limit", "1", "--json")).stdout);
-    assert.equal(json.result.runs.length, 1);
-    assert.equal(json.result.runs[0].status, "succeeded");
+    assert.equal(json.length, 1);
+    assert.equal(json[0].status, "succeeded");
   });
 
   await t.step("health prints key: value lines", async () => {
@@ -176,7 +174,7 @@ Deno.test("automationsCommand: create, list, get, update, run, runs, health, tic
       claimed,
       new RegExp(`^claimed    nightly run_[0-9A-Z]{26} ${escape(nine)} running$`),
     );
-    const [run] = JSON.parse((await svc("runs", "nightly", "--json")).stdout).result.runs;
+    const [run] = JSON.parse((await svc("runs", "nightly", "--json")).stdout);
     assert.equal(run.trigger, "schedule");
     assert.equal((await waitForEnd(d.client, run.sessionId)).status, "completed");
     await d.daemon.runner.settled();
