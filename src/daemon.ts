@@ -233,6 +233,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           SVC_ROUTINE_ID: String(data.routineId),
           SVC_STATUS: String(data.status),
           SVC_RESULT_PATH: String(data.resultPath ?? ""),
+          // Issue 27 item 7: a "succeeded" run whose tools were denied says so.
+          SVC_PERMISSION_DENIALS: String(data.permissionDenials ?? 0),
+          SVC_DENIED_TOOLS: [...new Set(data.deniedTools as string[] ?? [])].join(","),
         });
         worktrees.retain(String(data.routineId), config.worktrees.keep).catch((error) =>
           log.error("Removing old worktrees failed", { routineId: data.routineId, error })

@@ -100,7 +100,10 @@ export async function writeAtomically(path: string, text: string): Promise<void>
 }
 
 /** The Markdown result of a run (D21). Pure. */
-export function renderResult(run: RunRow, routine: RoutineRow): string {
+export function renderResult(
+  run: RunRow & { deniedTools?: readonly string[] },
+  routine: RoutineRow,
+): string {
   const rows: Array<[string, string]> = [
     ["Routine", `${routine.definition.name} (\`${routine.id}\`)`],
     ["Run", `\`${run.id}\` (${run.trigger})`],
@@ -112,13 +115,27 @@ export function renderResult(run: RunRow, routine: RoutineRow): string {
   if (run.sessionId) rows.push(["Session", `\`${run.sessionId}\``]);
   if (run.usage) rows.push(["Usage", usageText(run.usage)]);
   if (run.worktree) rows.push(["Worktree", worktreeText(run.worktree)]);
+  const denials = deniedText(run.permissionDenials ?? null, run.deniedTools ?? []);
+  if (denials) rows.push(["Permissions", oneLine(denials)]);
   const table = ["| | |", "|---|---|", ...rows.map(([name, value]) => `| ${name} | ${value} |`)];
   const result = run.summary?.trim() ? run.summary.trim() : "_The run produced no final message._";
   const log = run.sessionId
     ? `Read the full log with:\n\n    svc events ${run.sessionId}\n`
     : "No session ran, so there is no log.\n";
+  const denied = denials ? `**${denials}**\n\n` : "";
   return `# ${oneLine(routine.definition.name)}: ${run.status}\n\n${table.join("\n")}\n\n` +
-    `## Result\n\n${result}\n\n## Full log\n\n${log}`;
+    `## Result\n\n${denied}${result}\n\n## Full log\n\n${log}`;
+}
+
+/**
+ * "2 tool calls denied by policy: Bash, Write" (issue 27 item 7: a run whose
+ * tools were all denied still reports `succeeded`); null when none was. Pure.
+ */
+export function deniedText(count: number | null, tools: readonly string[]): string | null {
+  if (!count) return null;
+  const calls = count === 1 ? "1 tool call" : `${count} tool calls`;
+  const names = [...new Set(tools)];
+  return `${calls} denied by policy${names.length > 0 ? `: ${names.join(", ")}` : ""}`;
 }
 
 function usageText(usage: Usage): string {

@@ -223,7 +223,7 @@ async function listRuns(args: string[], io: Io): Promise<number> {
     });
     return printList(io, response, values.json, ({ result }) => result.runs, ({ result }) =>
       table(
-        ["ID", "TRIGGER", "STATUS", "SCHEDULED", "STARTED", "SESSION", "ERROR"],
+        ["ID", "TRIGGER", "STATUS", "SCHEDULED", "STARTED", "SESSION", "DENIED", "ERROR"],
         result.runs.map((run) => [
           run.id,
           run.trigger,
@@ -231,6 +231,8 @@ async function listRuns(args: string[], io: Io): Promise<number> {
           timeText(run.scheduledFor, values.utc),
           timeText(run.startedAt, values.utc),
           run.sessionId ?? "-",
+          // Tool calls denied by policy (issue 27 item 7); "-" before the run ended.
+          run.permissionDenials === null ? "-" : String(run.permissionDenials),
           run.error ? `${run.error.code}: ${run.error.message}` : "-",
         ]),
       ));

@@ -129,12 +129,14 @@ Deno.test("automationsCommand: create, list, get, update, run, runs, health, tic
     const runs = await svc("runs", "nightly");
     assert.equal(runs.code, 0, runs.stderr);
     const [header] = runs.stdout.split("\n");
-    assert.match(header, /^ID +TRIGGER +STATUS +SCHEDULED +STARTED +SESSION +ERROR$/);
+    assert.match(header, /^ID +TRIGGER +STATUS +SCHEDULED +STARTED +SESSION +DENIED +ERROR$/);
     const runId = /^run: +(\S+)$/m.exec(run.stdout)![1];
     assert.match(
       row(runs.stdout, runId),
       new RegExp(
-        `manual +succeeded +- +${escape(localTime("2026-01-05T08:58:00.000Z"))} +${sessionId} +-$`,
+        `manual +succeeded +- +${
+          escape(localTime("2026-01-05T08:58:00.000Z"))
+        } +${sessionId} +0 +-$`,
       ),
     );
     const json = JSON.parse((await svc("runs", "nightly", "--limit", "1", "--json")).stdout);
