@@ -8,6 +8,7 @@ import { loadConfig } from "./config/load.ts";
 import type { Config } from "./config/schema.ts";
 import { createLogger, fileSink, stderrSink } from "./log.ts";
 import { CapabilityRegistry } from "./sessions/capabilities.ts";
+import { checkRoutine } from "./automations/routine_checks.ts";
 import { buildRegistry, type HarnessSpec } from "./sessions/harnesses.ts";
 import { probeHarness, type ProgramProber, systemProber } from "./sessions/harness_probe.ts";
 import { openStore } from "./store/store_identity.ts";
@@ -296,6 +297,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         codexHome: options.codexHome ?? defaultCodexHome(),
         svcImportDir: paths.importDir,
       },
+      check: (definition) => checkRoutine(definition, { knownRuntimes: [...harnesses.keys()] }),
     });
     const startedAtMs = clock.now();
     const stopping = new AbortController();

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { invalidRequest } from "./errors.ts";
+import { invalidRequest, ServiceError } from "./errors.ts";
 
 /**
  * Parses `input` with a zod schema, or throws 400 `invalid_request` whose
@@ -26,6 +26,63 @@ export function parseInput<T extends z.ZodType>(
     ? `Invalid "${field}": ${issue.message}`
     : `Invalid request: ${issue.message}`;
   throw invalidRequest(message, field || undefined);
+}
+
+/** One invalid field of a request: its path and what is wrong. */
+export interface FieldProblem {
+  field: string;
+  message: string;
+}
+
+/**
+ * 400 `invalid_request` naming every invalid field at once (issue 27 item
+ * 6): `details.field` is the first, `details.fields` all of them (with
+ * one problem, only `details.field`, as `invalidRequest`).
+ */
+export function invalidFields(problems: readonly FieldProblem[]): ServiceError {
+  // One field: the single-error shape every client knows (`details.field` only).
+  if (problems.length === 1) {
+    return invalidRequest(problems[0].message, problems[0].field || undefined);
+  }
+  const message = `Invalid fields: ${problems.map((problem) => problem.message).join("; ")}`;
+  return new ServiceError("invalid_request", 400, message, {
+    field: problems[0].field,
+    fields: problems.map((problem) => ({ ...problem })),
+  });
+}
+
+/**
+ * Like `parseInput`, but every issue is reported at once (issue 27 item 6):
+ * one 400 whose `details.fields` lists each field and its message.
+ */
+export function parseInputAll<T extends z.ZodType>(
+  schema: T,
+  input: unknown,
+  prefix?: string,
+): z.output<T> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const problems: FieldProblem[] = [];
+  for (const issue of result.error.issues) {
+    const path = issue.path.map(String);
+    const keys = issue.code === "unrecognized_keys" ? issue.keys : [undefined];
+    for (const key of keys) {
+      const parts = key === undefined ? path : [...path, key];
+      const field = [prefix, ...parts].filter((part) => part !== undefined && part !== "")
+        .join(".");
+      const missing = issue.code !== "unrecognized_keys" &&
+        valueAt(input, issue.path) === undefined;
+      const message = issue.code === "unrecognized_keys"
+        ? `Unknown field "${field}"`
+        : missing && field
+        ? `Field "${field}" is required`
+        : field
+        ? `Invalid "${field}": ${issue.message}`
+        : `Invalid request: ${issue.message}`;
+      if (!problems.some((problem) => problem.field === field)) problems.push({ field, message });
+    }
+  }
+  throw invalidFields(problems);
 }
 
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {

@@ -144,11 +144,17 @@ async function writeRoutine(
   if (values.file === undefined) throw new UsageError('Missing "-f FILE" (a JSON definition)');
   const definition = await readDefinition(values.file, io);
   return await withClient(values.home, io, async (client) => {
-    const response = await act<{ routine: StoredRoutine }>(
+    const response = await act<{ routine: StoredRoutine; warnings?: string[] }>(
       client,
       `svc.automations.${action}`,
       { definition },
     );
+    // What may still fail its runs (issue 27 item 6: a cwd that does not exist yet).
+    if (response.ok && !values.json) {
+      for (const warning of response.body.result.warnings ?? []) {
+        io.err(terminalSafe(`warning: ${warning}`));
+      }
+    }
     return printResponse(io, response, values.json, ({ result }) => {
       const verb = action === "create" ? "Created" : "Updated";
       const hint = result.routine.status === "PAUSED"
@@ -246,7 +252,11 @@ async function showHealth(args: string[], io: Io): Promise<number> {
   const routineText = requireId(positionals, "routine");
   return await withClient(values.home, io, async (client) => {
     const id = await resolveRoutineId(client, routineText);
-    const response = await act<RoutineHealth>(client, "svc.automations.health", { id });
+    const response = await act<RoutineHealth & { warnings?: string[] }>(
+      client,
+      "svc.automations.health",
+      { id },
+    );
     return printResponse(io, response, values.json, ({ result: health }) =>
       alignedLines([
         ["id", health.id],
@@ -264,6 +274,7 @@ async function showHealth(args: string[], io: Io): Promise<number> {
             : "-",
         ],
         ["stale", health.stale ?? "-"],
+        ["warnings", health.warnings?.length ? health.warnings.join("\n") : "-"],
       ]));
   });
 }

@@ -38,7 +38,16 @@ function errorText(body: unknown): string {
   const error = (body as { error?: { code?: string; message?: string; details?: unknown } })
     ?.error;
   if (!error?.code) return `svc answered: ${JSON.stringify(body)}`;
-  const details = error.details as { field?: string } | undefined;
+  const details = error.details as
+    | { field?: string; fields?: Array<{ field: string; message: string }> }
+    | undefined;
+  // Every invalid field at once (issue 27 item 6), one per line.
+  if (Array.isArray(details?.fields) && details.fields.length > 1) {
+    return [
+      `${error.code}: ${details.fields.length} invalid fields`,
+      ...details.fields.map((problem) => `  ${problem.field}: ${problem.message}`),
+    ].join("\n");
+  }
   const field = details?.field ? ` (field "${details.field}")` : "";
   return `${error.code}: ${error.message}${field}`;
 }

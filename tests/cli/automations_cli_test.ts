@@ -196,7 +196,10 @@ Deno.test("automationsCommand: create, list, get, update, run, runs, health, tic
     assert.equal(json.code, 1);
     assert.equal(JSON.parse(json.stdout).result.error.code, "missing_cwd");
     const runs = await svc("runs", "nocwd");
-    assert.match(runs.stdout, /manual +failed +- +- +- +missing_cwd: Routine "nocwd" has no cwd/);
+    assert.match(
+      runs.stdout,
+      /manual +failed +- +- +- +- +missing_cwd: Routine "nocwd" has no cwd/,
+    );
   });
 
   await t.step("delete removes the routine; get then refuses", async () => {
@@ -236,7 +239,9 @@ Deno.test("automationsCommand: import lists imported, skipped and failed (D13)",
   assert.equal(lines[2], "skipped   keep-going (heartbeat)");
   assert.match(
     lines[3],
-    new RegExp(`^failed    ${d.home}/import/bad\\.json: Field "name" is required`),
+    new RegExp(
+      `^failed    ${d.home}/import/bad\\.json: Invalid fields: Field "name" is required; Field "rrule"`,
+    ),
   );
 
   const second = await svcAutomations(d.home, ["import", "--json"]);
