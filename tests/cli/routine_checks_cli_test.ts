@@ -71,8 +71,8 @@ Deno.test("svc automations create refuses what would fail at the first run; heal
   const refused = await d.svc(["automations", "create", "-f", file]);
   assert.equal(refused.code, 1);
   assert.match(refused.stderr, /^invalid_request: 2 invalid fields$/m);
-  assert.match(refused.stderr, /^  definition.runtime: Unknown runtime "claud"/m);
-  assert.match(refused.stderr, /^  definition.cwd: Directory ".*\/gone" does not exist$/m);
+  assert.match(refused.stderr, /^ {2}definition.runtime: Unknown runtime "claud"/m);
+  assert.match(refused.stderr, /^ {2}definition.cwd: Directory ".*\/gone" does not exist$/m);
 
   await Deno.writeTextFile(file, JSON.stringify(definition(d.project, { isolation: "worktree" })));
   const notGit = await d.svc(["automations", "create", "-f", file]);
