@@ -65,6 +65,11 @@ function pick(kind: IdKind, prefix: string, matches: readonly string[]): string 
   throw new AmbiguousIdError(kind, prefix, matches.slice(0, MAX_LISTED_MATCHES), more);
 }
 
+/** The ids of `ids` that start with `prefix`: a daemon that ignores `idPrefix` lists others. */
+function startingWith(prefix: string, ids: string[]): string[] {
+  return [...new Set(ids.filter((id) => typeof id === "string" && id.startsWith(prefix)))];
+}
+
 /** The session ids starting with `prefix` (newest first, at most `limit`); [] when refused. */
 export async function sessionIdsWithPrefix(
   client: SvcClient,
@@ -73,7 +78,7 @@ export async function sessionIdsWithPrefix(
 ): Promise<string[]> {
   const query = new URLSearchParams({ idPrefix: prefix, limit: String(limit) });
   const response = await client.get<SessionRecord[]>(`/sessions?${query}`);
-  return response.ok ? response.body.map((session) => session.id) : [];
+  return response.ok ? startingWith(prefix, response.body.map((session) => session.id)) : [];
 }
 
 /** The routine ids starting with `prefix` (all for ""; by id, at most `limit`); [] when refused. */
@@ -86,7 +91,9 @@ export async function routineIdsWithPrefix(
     ...(prefix !== "" && { idPrefix: prefix }),
     limit,
   });
-  return response.ok ? response.body.result.routines.map((routine) => routine.id) : [];
+  return response.ok
+    ? startingWith(prefix, response.body.result.routines.map((routine) => routine.id))
+    : [];
 }
 
 /** The run ids starting with `prefix` (newest first, at most `limit`); [] when refused. */
@@ -99,7 +106,7 @@ export async function runIdsWithPrefix(
     idPrefix: prefix,
     limit,
   });
-  return response.ok ? response.body.result.runs.map((run) => run.id) : [];
+  return response.ok ? startingWith(prefix, response.body.result.runs.map((run) => run.id)) : [];
 }
 
 /** The session `text` names: a full id, or a unique prefix of one (`ses_01M8`, `01m8`). */

@@ -99,14 +99,20 @@ export const TIME_OPTIONS = { utc: { type: "boolean" } } as const;
 /**
  * An ISO instant as `YYYY-MM-DD HH:MM TZ` in `timeZone` (default: the local
  * zone), TZ being the zone's short name (`EDT`, `UTC`, `GMT+1`); `-` for
- * null. Every time a command prints goes through here.
+ * null; text that is no instant is returned as it is. Every time a command
+ * prints goes through here.
  */
 export function localTime(
   iso: string | null,
   timeZone: string = Temporal.Now.timeZoneId(),
 ): string {
   if (iso === null) return "-";
-  const zoned = Temporal.Instant.from(iso).toZonedDateTimeISO(timeZone);
+  let zoned;
+  try {
+    zoned = Temporal.Instant.from(iso).toZonedDateTimeISO(timeZone);
+  } catch {
+    return String(iso); // Not an instant: shown as the daemon sent it (made safe by the caller).
+  }
   const hhmm = zoned.toPlainTime().toString({ smallestUnit: "minute" });
   const zoneName = new Intl.DateTimeFormat("en-US", { timeZone, timeZoneName: "short" })
     .formatToParts(zoned.epochMilliseconds)
