@@ -8,6 +8,7 @@ import { loadConfig } from "./config/load.ts";
 import type { Config } from "./config/schema.ts";
 import { createLogger, fileSink, stderrSink } from "./log.ts";
 import { CapabilityRegistry } from "./sessions/capabilities.ts";
+import { checkRoutine } from "./automations/routine_checks.ts";
 import { buildRegistry, type HarnessSpec } from "./sessions/harnesses.ts";
 import { probeHarness, type ProgramProber, systemProber } from "./sessions/harness_probe.ts";
 import { openStore } from "./store/store_identity.ts";
@@ -281,6 +282,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           SVC_ROUTINE_ID: String(data.routineId),
           SVC_STATUS: String(data.status),
           SVC_RESULT_PATH: String(data.resultPath ?? ""),
+          // Issue 27 item 7: a "succeeded" run whose tools were denied says so.
+          SVC_PERMISSION_DENIALS: String(data.permissionDenials ?? 0),
+          SVC_DENIED_TOOLS: [...new Set(data.deniedTools as string[] ?? [])].join(","),
         });
         worktrees.retain(String(data.routineId), config.worktrees.keep).catch((error) =>
           log.error("Removing old worktrees failed", { routineId: data.routineId, error })
@@ -345,6 +349,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         codexHome: options.codexHome ?? defaultCodexHome(),
         svcImportDir: paths.importDir,
       },
+      check: (definition) => checkRoutine(definition, { knownRuntimes: [...harnesses.keys()] }),
     });
     const startedAtMs = clock.now();
     const stopping = new AbortController();

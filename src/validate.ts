@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { invalidRequest } from "./errors.ts";
+import { invalidRequest, ServiceError } from "./errors.ts";
 
 /**
  * Parses `input` with a zod schema, or throws 400 `invalid_request` whose
@@ -28,6 +28,63 @@ export function parseInput<T extends z.ZodType>(
   throw invalidRequest(message, field || undefined);
 }
 
+/** One invalid field of a request: its path and what is wrong. */
+export interface FieldProblem {
+  field: string;
+  message: string;
+}
+
+/**
+ * 400 `invalid_request` naming every invalid field at once (issue 27 item
+ * 6): `details.field` is the first, `details.fields` all of them (with
+ * one problem, only `details.field`, as `invalidRequest`).
+ */
+export function invalidFields(problems: readonly FieldProblem[]): ServiceError {
+  // One field: the single-error shape every client knows (`details.field` only).
+  if (problems.length === 1) {
+    return invalidRequest(problems[0].message, problems[0].field || undefined);
+  }
+  const message = `Invalid fields: ${problems.map((problem) => problem.message).join("; ")}`;
+  return new ServiceError("invalid_request", 400, message, {
+    field: problems[0].field,
+    fields: problems.map((problem) => ({ ...problem })),
+  });
+}
+
+/**
+ * Like `parseInput`, but every issue is reported at once (issue 27 item 6):
+ * one 400 whose `details.fields` lists each field and its message.
+ */
+export function parseInputAll<T extends z.ZodType>(
+  schema: T,
+  input: unknown,
+  prefix?: string,
+): z.output<T> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const problems: FieldProblem[] = [];
+  for (const issue of result.error.issues) {
+    const path = issue.path.map(String);
+    const keys = issue.code === "unrecognized_keys" ? issue.keys : [undefined];
+    for (const key of keys) {
+      const parts = key === undefined ? path : [...path, key];
+      const field = [prefix, ...parts].filter((part) => part !== undefined && part !== "")
+        .join(".");
+      const missing = issue.code !== "unrecognized_keys" &&
+        valueAt(input, issue.path) === undefined;
+      const message = issue.code === "unrecognized_keys"
+        ? `Unknown field "${field}"`
+        : missing && field
+        ? `Field "${field}" is required`
+        : field
+        ? `Invalid "${field}": ${issue.message}`
+        : `Invalid request: ${issue.message}`;
+      if (!problems.some((problem) => problem.field === field)) problems.push({ field, message });
+    }
+  }
+  throw invalidFields(problems);
+}
+
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   let value = input;
   for (const key of path) {
@@ -48,6 +105,24 @@ export function boundedText(min: number, max: number, message?: string) {
   // .min/.max document the bounds (OpenAPI); the refine enforces them in UTF-16 units.
   return z.string(message === undefined ? undefined : error).min(min, error).max(max, error)
     .refine((value) => value.length >= min && value.length <= max, error);
+}
+
+/** Characters an id prefix may hold: those of every svc id (D4, routine ids of C2.6). */
+export const ID_PREFIX_PATTERN = /^[A-Za-z0-9._-]{1,96}$/;
+
+/** An `idPrefix` filter (issue 27 item 9): 1 to 96 id characters. */
+export function idPrefixSchema() {
+  const error = { error: () => 'expected 1 to 96 ASCII letters, digits, ".", "_" or "-"' };
+  return z.string(error).regex(ID_PREFIX_PATTERN, error);
+}
+
+/**
+ * The bounds of ids starting with `prefix` in BINARY collation, for an
+ * indexed range scan (`id >= low AND id < high`): id characters are all
+ * below "~", so `prefix + "~"` is past every id with that prefix.
+ */
+export function idPrefixRange(prefix: string): [low: string, high: string] {
+  return [prefix, `${prefix}~`];
 }
 
 /** The operating system a path is checked for: the daemon's own unless a test says otherwise. */

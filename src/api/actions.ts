@@ -3,7 +3,7 @@ import { invalidRequest, ServiceError, storeUnavailable } from "../errors.ts";
 import { jsonResponse } from "./json.ts";
 import type { Route } from "./route.ts";
 import { actionFailureSchema, actionSuccessSchema } from "./schemas.ts";
-import { absolutePath, boundedText, parseInput } from "../validate.ts";
+import { absolutePath, boundedText, idPrefixSchema, parseInput } from "../validate.ts";
 import { readJsonBody } from "../policy/body.ts";
 import { checkActionAuthority, mayStartPrograms } from "../policy/access.ts";
 import type { Peer } from "../policy/peer.ts";
@@ -117,10 +117,13 @@ function actionTable(deps: ActionDeps): ReadonlyMap<string, ActionDefinition> {
       fields: {
         limit: z.number().int().min(1).max(1000).optional(),
         cursor: id.optional(),
+        /** Only routines whose id starts with this (issue 27 item 9). */
+        idPrefix: idPrefixSchema().optional(),
       },
       run: (input) => {
         const result = routines.list({
           cursor: input.cursor as string | undefined,
+          idPrefix: input.idPrefix as string | undefined,
           limit: (input.limit as number | undefined) ?? 100,
         });
         // The payload counts; the routines are in `result` only (issue 13: not twice).
@@ -149,8 +152,24 @@ function actionTable(deps: ActionDeps): ReadonlyMap<string, ActionDefinition> {
     ),
     "svc.automations.tick": automation({}, () => scheduler.tick()),
     "svc.automations.runs": reading(automation(
-      { id, limit: z.number().int().optional() },
-      (input) => ({ runs: routines.runs(input.id as string, (input.limit as number) ?? 20) }),
+      // `id`, `idPrefix` or both (issue 27 item 9: the CLI resolves short run ids).
+      {
+        id: id.optional(),
+        idPrefix: idPrefixSchema().optional(),
+        limit: z.number().int().optional(),
+      },
+      (input) => {
+        if (input.id === undefined && input.idPrefix === undefined) {
+          throw invalidRequest('Field "id" is required (or "idPrefix")', "id");
+        }
+        return {
+          runs: routines.runs({
+            id: input.id as string | undefined,
+            idPrefix: input.idPrefix as string | undefined,
+            limit: input.limit as number | undefined,
+          }),
+        };
+      },
     )),
     "svc.automations.run": {
       fields: {

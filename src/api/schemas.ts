@@ -272,8 +272,16 @@ function build() {
       nextCursor: nullable(z.string()),
     }),
     "svc.automations.get": z.object({ routine: nullable(storedRoutineSchema) }),
-    "svc.automations.create": z.object({ routine: storedRoutineSchema, createdAt: isoTime }),
-    "svc.automations.update": z.object({ routine: storedRoutineSchema, updatedAt: isoTime }),
+    "svc.automations.create": z.object({
+      routine: storedRoutineSchema,
+      createdAt: isoTime,
+      warnings: z.array(z.string()).describe("What may fail its runs (a cwd not there yet)"),
+    }),
+    "svc.automations.update": z.object({
+      routine: storedRoutineSchema,
+      updatedAt: isoTime,
+      warnings: z.array(z.string()).describe("What may fail its runs (a cwd not there yet)"),
+    }),
     "svc.automations.delete": z.object({ id: z.string(), deleted: z.literal(true) }),
     "svc.automations.tick": z.object({
       planned: z.array(z.object({ routineId: z.string(), scheduledFor: isoTime, missed: z.int() })),
@@ -313,6 +321,7 @@ function build() {
       missedCount: z.int(),
       lease: nullable(z.object({ owner: z.string(), expiresAt: isoTime })),
       stale: nullable(z.enum(["scheduler_not_ticking", "lease_expired"])),
+      warnings: z.array(z.string()).describe("What may fail its runs (a cwd not there yet)"),
     }),
     "svc.automations.overview": z.object({
       routines: z.array(z.object({

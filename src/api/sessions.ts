@@ -11,7 +11,7 @@ import {
 import { jsonResponse } from "./json.ts";
 import { integerParam } from "./query.ts";
 import type { Route } from "./route.ts";
-import { parseInput } from "../validate.ts";
+import { ID_PREFIX_PATTERN, idPrefixSchema, parseInput } from "../validate.ts";
 import { readJsonBody } from "../policy/body.ts";
 import type { CapabilityRegistry } from "../sessions/capabilities.ts";
 import type { ApprovalPolicy } from "../approvals/broker.ts";
@@ -145,10 +145,13 @@ export function sessionRoutes(deps: SessionDeps): Route[] {
       query: z.object({
         status: z.enum(SESSION_STATUSES).optional(),
         limit: z.int().min(1).max(1000).optional().describe("Clamped to 1-1000; default 100"),
+        idPrefix: idPrefixSchema().optional().describe(
+          "Only sessions whose id starts with this (issue 27 item 9: the CLI resolves short ids)",
+        ),
       }),
       responses: {
         200: { description: "Session records", schema: () => z.array(sessionRecordSchema()) },
-        400: errorDoc("A bad `status` or a non-integer `limit`"),
+        400: errorDoc("A bad `status`, a non-integer `limit` or a bad `idPrefix`"),
       },
       handler: ({ url }) => {
         const status = url.searchParams.get("status");
@@ -159,7 +162,18 @@ export function sessionRoutes(deps: SessionDeps): Route[] {
           );
         }
         const limit = integerParam(url, "limit", { min: 1, max: 1000 }) ?? 100;
-        const rows = deps.sessions.list({ status: (status ?? undefined) as SessionStatus, limit });
+        const idPrefix = url.searchParams.get("idPrefix") ?? undefined;
+        if (idPrefix !== undefined && !ID_PREFIX_PATTERN.test(idPrefix)) {
+          throw invalidRequest(
+            'Query parameter "idPrefix" must be 1 to 96 ASCII letters, digits, ".", "_" or "-"',
+            "idPrefix",
+          );
+        }
+        const rows = deps.sessions.list({
+          status: (status ?? undefined) as SessionStatus,
+          idPrefix,
+          limit,
+        });
         return jsonResponse(rows.map(sessionRecord));
       },
     },

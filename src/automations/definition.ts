@@ -4,7 +4,7 @@ import {
   absolutePathRequirement,
   type HostOs,
   isAbsoluteHostPath,
-  parseInput,
+  parseInputAll,
 } from "../validate.ts";
 import { APPROVAL_POLICIES } from "../approvals/broker.ts";
 import { parseRrule } from "./rrule.ts";
@@ -119,7 +119,7 @@ export function parseDefinition(
   os: HostOs = Deno.build.os,
 ): RoutineDefinition {
   const schema = os === Deno.build.os ? routineDefinitionSchema : definitionSchema(os);
-  return parseInput(schema, withoutStoredFields(input), fieldPrefix);
+  return parseInputAll(schema, withoutStoredFields(input), fieldPrefix);
 }
 
 /**

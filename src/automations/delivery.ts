@@ -104,7 +104,7 @@ export async function writeAtomically(path: string, text: string): Promise<void>
 
 /** The Markdown result of a run (D21). Pure. */
 export function renderResult(
-  run: RunRow,
+  run: RunRow & { deniedTools?: readonly string[] },
   routine: RoutineRow,
   stat: DiffStatPage | null = null,
 ): string {
@@ -119,14 +119,17 @@ export function renderResult(
   if (run.sessionId) rows.push(["Session", `\`${run.sessionId}\``]);
   if (run.usage) rows.push(["Usage", usageText(run.usage)]);
   if (run.worktree) rows.push(["Worktree", worktreeText(run.worktree)]);
+  const denials = deniedText(run.permissionDenials ?? null, run.deniedTools ?? []);
+  if (denials) rows.push(["Permissions", oneLine(denials)]);
   const table = ["| | |", "|---|---|", ...rows.map(([name, value]) => `| ${name} | ${value} |`)];
   const result = run.summary?.trim() ? run.summary.trim() : "_The run produced no final message._";
   const log = run.sessionId
     ? `Read the full log with:\n\n    svc events ${run.sessionId}\n`
     : "No session ran, so there is no log.\n";
   const review = run.worktree && run.sessionId ? reviewText(run.sessionId, run.worktree, stat) : "";
+  const denied = denials ? `**${denials}**\n\n` : "";
   return `# ${oneLine(routine.definition.name)}: ${run.status}\n\n${table.join("\n")}\n\n` +
-    `## Result\n\n${result}\n\n${review}## Full log\n\n${log}`;
+    `## Result\n\n${denied}${result}\n\n${review}## Full log\n\n${log}`;
 }
 
 /** Files of the diff stat listed in a result; the rest are counted. */
@@ -177,6 +180,17 @@ function reviewText(sessionId: string, worktree: WorktreeRecord, stat: DiffStatP
     `    svc worktrees discard ${sessionId} --force`,
   );
   return `${lines.join("\n")}\n\n`;
+}
+
+/**
+ * "2 tool calls denied by policy: Bash, Write" (issue 27 item 7: a run whose
+ * tools were all denied still reports `succeeded`); null when none was. Pure.
+ */
+export function deniedText(count: number | null, tools: readonly string[]): string | null {
+  if (!count) return null;
+  const calls = count === 1 ? "1 tool call" : `${count} tool calls`;
+  const names = [...new Set(tools)];
+  return `${calls} denied by policy${names.length > 0 ? `: ${names.join(", ")}` : ""}`;
 }
 
 function usageText(usage: Usage): string {

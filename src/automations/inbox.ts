@@ -1,7 +1,7 @@
 import { ServiceError } from "../errors.ts";
 import { readRange } from "../file_range.ts";
 import { type Clock, isoTime } from "../clock.ts";
-import { type RunRecord, runRecord, type RunsStore } from "../store/runs_store.ts";
+import { type RunRecord, runRecord, type RunRow, type RunsStore } from "../store/runs_store.ts";
 
 /** A result file larger than this is not served whole (results are a few KiB). */
 const MAX_RESULT_BYTES = 1024 * 1024;
@@ -36,7 +36,7 @@ export class Inbox {
       endedAt: run.endedAt,
       path: run.delivery!.path!,
       readAt: run.delivery!.readAt,
-      headline: run.summary?.trim().split("\n", 1)[0].slice(0, 200) || null,
+      headline: headline(run),
     }));
   }
 
@@ -77,6 +77,17 @@ export class Inbox {
     }
     return { run: runRecord(this.#runs.get(runId)!), markdown };
   }
+}
+
+/**
+ * The list's one line of a result: a run that did not succeed says why
+ * (issue 27 item 6: its error), else its summary's first line.
+ */
+function headline(run: RunRow): string | null {
+  if (run.status !== "succeeded" && run.error) {
+    return `${run.error.code}: ${run.error.message}`.split("\n", 1)[0].slice(0, 200);
+  }
+  return run.summary?.trim().split("\n", 1)[0].slice(0, 200) || null;
 }
 
 async function readResult(path: string): Promise<string> {

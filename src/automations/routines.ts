@@ -9,6 +9,7 @@ import { type RoutineHealth, routineHealth } from "./health.ts";
 import type { LegacySources } from "./import_legacy.ts";
 import { claimedRun, skippedRun } from "./run_rows.ts";
 import type { Runner } from "./runner.ts";
+import { refuseProblems, type RoutineCheck } from "./routine_checks.ts";
 
 /** Options of the routine service. */
 export interface RoutineServiceOptions {
@@ -20,6 +21,8 @@ export interface RoutineServiceOptions {
   instanceId: string;
   hostZone: () => string;
   legacySources: LegacySources;
+  /** Checks a definition against this machine (issue 27 item 6); none: everything passes. */
+  check?: (definition: RoutineDefinition) => RoutineCheck;
 }
 
 /** The `run` action's result (C4.1, D10). */
@@ -71,11 +74,15 @@ export class RoutineService {
    * pass the 4 MiB response bound): at most `limit`, and fewer once the page
    * holds LIST_PAGE_BYTES of JSON. `nextCursor` is null on the last page.
    */
-  list(options: { cursor?: string; limit: number }): {
+  list(options: { cursor?: string; idPrefix?: string; limit: number }): {
     routines: StoredRoutine[];
     nextCursor: string | null;
   } {
-    const rows = this.#o.routines.list({ after: options.cursor, limit: options.limit + 1 });
+    const rows = this.#o.routines.list({
+      after: options.cursor,
+      idPrefix: options.idPrefix,
+      limit: options.limit + 1,
+    });
     const routines: StoredRoutine[] = [];
     let bytes = 0;
     for (const row of rows.slice(0, options.limit)) {
@@ -93,8 +100,21 @@ export class RoutineService {
     return row ? storedRoutine(row) : null;
   }
 
-  /** Creates a routine; 409 `routine_exists` for a taken id. ACTIVE plans from now on. */
-  create(definition: RoutineDefinition): { routine: StoredRoutine; createdAt: string } {
+  /** What the check says of `definition` (nothing without a check). */
+  #check(definition: RoutineDefinition): RoutineCheck {
+    return this.#o.check?.(definition) ?? { problems: [], warnings: [] };
+  }
+
+  /**
+   * Creates a routine; 400 naming every field this machine cannot run
+   * (issue 27 item 6), 409 `routine_exists` for a taken id. ACTIVE plans
+   * from now on. `warnings` say what may still fail its runs.
+   */
+  create(
+    definition: RoutineDefinition,
+  ): { routine: StoredRoutine; createdAt: string; warnings: string[] } {
+    const check = this.#check(definition);
+    refuseProblems(check);
     const now = isoTime(this.#o.clock.now());
     const row: RoutineRow = {
       id: definition.id,
@@ -110,16 +130,20 @@ export class RoutineService {
         id: definition.id,
       });
     }
-    return { routine: storedRoutine(row), createdAt: now };
+    return { routine: storedRoutine(row), createdAt: now, warnings: check.warnings };
   }
 
   /**
    * Replaces a routine's definition. PAUSED → ACTIVE restarts planning at
    * now, so occurrences from before never fire; → PAUSED stops planning.
    */
-  update(definition: RoutineDefinition): { routine: StoredRoutine; updatedAt: string } {
+  update(
+    definition: RoutineDefinition,
+  ): { routine: StoredRoutine; updatedAt: string; warnings: string[] } {
     const current = this.#o.routines.get(definition.id);
     if (!current) throw routineNotFound(definition.id);
+    const check = this.#check(definition);
+    refuseProblems(check);
     const now = isoTime(this.#o.clock.now());
     const wasActive = current.definition.status === "ACTIVE";
     const isActive = definition.status === "ACTIVE";
@@ -131,7 +155,7 @@ export class RoutineService {
       lastPlannedAt: isActive && wasActive ? current.lastPlannedAt : null,
     };
     this.#o.routines.replace(row);
-    return { routine: storedRoutine(row), updatedAt: now };
+    return { routine: storedRoutine(row), updatedAt: now, warnings: check.warnings };
   }
 
   /** Deletes a routine and its run history; a run in progress finishes as a plain session. */
@@ -140,23 +164,37 @@ export class RoutineService {
     return { id, deleted: true };
   }
 
-  /** Recent runs, newest first (limit clamped 1–1000, default 20). */
-  runs(id: string, limit = 20): RunRecord[] {
-    if (!this.#o.routines.get(id)) throw routineNotFound(id);
-    return this.#o.runs.listForRoutine(id, Math.min(1000, Math.max(1, limit))).map(runRecord);
+  /**
+   * Recent runs, newest first (limit clamped 1–1000, default 20): of routine
+   * `id`, and with `idPrefix` only those whose id starts with it (issue 27
+   * item 9); without `id`, runs of every routine (then `idPrefix` is needed).
+   */
+  runs(options: { id?: string; idPrefix?: string; limit?: number }): RunRecord[] {
+    const { id, idPrefix } = options;
+    if (id !== undefined && !this.#o.routines.get(id)) throw routineNotFound(id);
+    const limit = Math.min(1000, Math.max(1, options.limit ?? 20));
+    const rows = idPrefix !== undefined
+      ? this.#o.runs.withIdPrefix(idPrefix, { routineId: id, limit })
+      : id !== undefined
+      ? this.#o.runs.listForRoutine(id, limit)
+      : [];
+    return rows.map(runRecord);
   }
 
-  health(id: string): RoutineHealth {
+  health(id: string): RoutineHealth & { warnings: string[] } {
     const routine = this.#o.routines.get(id);
     if (!routine) throw routineNotFound(id);
     const history = {
       recentRuns: this.#o.runs.outcomes(id, HEALTH_HISTORY_RUNS),
       lastSuccess: this.#o.runs.lastSucceeded(id),
     };
-    return routineHealth(routine, history, {
-      nowMs: this.#o.clock.now(),
-      hostZone: this.#o.hostZone(),
-    });
+    return {
+      ...routineHealth(routine, history, {
+        nowMs: this.#o.clock.now(),
+        hostZone: this.#o.hostZone(),
+      }),
+      warnings: this.#check(routine.definition).warnings,
+    };
   }
 
   /**
@@ -243,8 +281,14 @@ export class RoutineService {
       } else if (entry.outcome === "fail") {
         result.failed.push({ file: entry.file, reason: entry.reason });
       } else {
-        this.create({ ...entry.definition, status: "PAUSED" });
-        result.imported.push(entry.id);
+        try {
+          this.create({ ...entry.definition, status: "PAUSED" });
+          result.imported.push(entry.id);
+        } catch (error) {
+          // A runtime or isolation this machine cannot run (issue 27 item 6) fails that entry only.
+          if (!(error instanceof ServiceError) || error.status !== 400) throw error;
+          result.failed.push({ file: entry.file, reason: error.message });
+        }
       }
     }
     return result;

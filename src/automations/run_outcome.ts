@@ -12,6 +12,8 @@ export interface RunOutcome {
   usage: Usage | null;
   summary: string | null;
   worktree: WorktreeRecord | null;
+  /** The tools of the permission requests denied (issue 27 item 7); not stored, reported. */
+  deniedTools: string[];
 }
 
 /**
@@ -35,6 +37,7 @@ export function runOutcome(
     usage: row?.usage_json ? JSON.parse(row.usage_json) : null,
     summary,
     worktree: row?.worktree_json ? JSON.parse(row.worktree_json) : null,
+    deniedTools: events.deniedTools(sessionId),
   };
 }
 

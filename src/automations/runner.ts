@@ -183,10 +183,11 @@ export class Runner {
     const { runs } = this.#options;
     const runId = current.id;
     const session = ending.sessionId ?? current.sessionId;
-    const fields = {
-      ...ending,
-      ...(session !== null && this.#options.outcome ? this.#options.outcome(session) : {}),
-    };
+    const outcome = session !== null && this.#options.outcome
+      ? this.#options.outcome(session)
+      : null;
+    const deniedTools = outcome?.deniedTools ?? [];
+    const fields = { ...ending, ...outcome };
     let delivery: Delivery | null = null;
     try {
       if (routine) {
@@ -203,6 +204,8 @@ export class Runner {
       sessionId: ended.sessionId,
       status: ended.status,
       resultPath: delivery?.status === "delivered" ? delivery.path : null,
+      permissionDenials: ended.permissionDenials ?? 0,
+      deniedTools,
     });
     return ended;
   }

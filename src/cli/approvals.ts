@@ -13,9 +13,15 @@ import { act } from "./action.ts";
 import { CLIENT_OPTIONS, parseCommandArgs, requireId } from "./args.ts";
 import { resolve } from "node:path";
 import { describeRule } from "../policy/approval_rules.ts";
-import { type Command, UsageError } from "./command.ts";
+import { type Command, EXIT, UsageError } from "./command.ts";
+import {
+  AmbiguousIdError,
+  MAX_LISTED_MATCHES,
+  pendingRequestsMatching,
+  resolveSessionId,
+} from "./id_prefix.ts";
 import { withClient } from "./connect.ts";
-import { oneLine, printResponse, table } from "./output.ts";
+import { oneLine, printList, printResponse, table } from "./output.ts";
 import { terminalSafe } from "./terminal_text.ts";
 
 /**
@@ -225,9 +231,10 @@ export const approvalsCommand: Command = {
        svc approvals rules [list|add|rm] ...
        svc approvals log [--since TIME] [--session ID] [--limit N] [--home DIR] [--json]
 
-Lists pending permission requests of every live session (or one), oldest first.
-Answer one with "svc approve SESSION REQUEST". Unanswered requests are denied
-after approvals.timeoutSeconds (default 600). "rules" lists, adds and removes
+Lists pending permission requests of every live session (or one), oldest first;
+--json prints them as an array. Answer one with "svc approve SESSION REQUEST"
+(any unique prefix of each). Unanswered requests are denied after
+approvals.timeoutSeconds (default 600). "rules" lists, adds and removes
 standing approval rules (below); "log" lists every decision with who or what
 made it (owner, rule, policy, timeout, ended). See docs/cli.md.
 
@@ -240,30 +247,38 @@ ${RULES_USAGE}`,
       const response = await act<{ approvals: PendingApproval[] }>(
         client,
         "svc.sessions.approvals",
-        values.session === undefined ? {} : { sessionId: values.session },
+        values.session === undefined
+          ? {}
+          : { sessionId: await resolveSessionId(client, values.session) },
       );
-      return printResponse(
+      return printList(
         io,
         response,
         values.json,
+        (body) => body.result.approvals,
         (body) => approvalsTable(body.result.approvals, Date.now()),
       );
     });
   },
 };
 
-/** `svc approve SESSION REQUEST [--deny] [--remember] [--message TEXT] [--json]`. */
+/** `svc approve [SESSION] [REQUEST] [--deny] [--remember] [--message TEXT] [--json]`. */
 export const approveCommand: Command = {
   name: "approve",
   summary: "Allow (or --deny) an agent's permission request",
   usage:
-    `Usage: svc approve SESSION REQUEST [--deny] [--remember] [--message TEXT] [--home DIR] [--json]
+    `Usage: svc approve [SESSION] [REQUEST] [--deny] [--remember] [--message TEXT] [--home DIR] [--json]
 
 Answers one pending permission request (see "svc approvals"): allow by default,
 --deny to refuse. --remember stores svc's own rule for the rest of the session
 (see "svc approvals rules"; D28). --message is shown to the agent with a denial. Prints what
-was answered, e.g. "Allowed Bash: touch x (ses_… req_1)". Exit 1 when the
-request is no longer pending or unknown.`,
+was answered, e.g. "Allowed Bash: touch x (ses_… req_1)".
+
+SESSION and REQUEST may be any unique prefix of their ids. With one argument it
+is a request id (prefix), else a session with one pending request. With none,
+the only pending request is answered; when several wait, a terminal lets you
+pick one, otherwise they are listed (exit 2). Exit 1 when the request is no
+longer pending or unknown.`,
   async run(args, io) {
     const { values, positionals } = parseCommandArgs(args, {
       ...CLIENT_OPTIONS,
@@ -271,22 +286,14 @@ request is no longer pending or unknown.`,
       remember: { type: "boolean" },
       message: { type: "string" },
     }, { positionals: 2 });
-    const [sessionId, requestId] = positionals;
-    if (sessionId === undefined) throw new UsageError("Missing session ID");
-    if (requestId === undefined) throw new UsageError("Missing request ID");
+    const [sessionText, requestText] = positionals;
     if (values.remember && values.deny) throw new UsageError("--remember only goes with allow");
     const decision = values.deny ? "deny" : "allow";
     const verb = values.deny ? "Denied" : "Allowed";
     return await withClient(values.home, io, async (client) => {
-      // The request's tool and summary, for the confirmation; the answer below decides the rest.
-      const listed = await act<{ approvals: PendingApproval[] }>(
-        client,
-        "svc.sessions.approvals",
-        { sessionId },
-      );
-      const request = listed.ok
-        ? listed.body.result.approvals.find((approval) => approval.requestId === requestId)
-        : undefined;
+      const chosen = await chooseRequest(client, io, sessionText, requestText);
+      if (typeof chosen === "number") return chosen;
+      const { sessionId, requestId, request } = chosen;
       const response = await act<{ decision: string }>(client, "svc.sessions.approve", {
         sessionId,
         requestId,
@@ -304,3 +311,88 @@ request is no longer pending or unknown.`,
     });
   },
 };
+
+/**
+ * The request `svc approve` answers (issue 27 item 9), from what was typed:
+ * a unique match of the pending ones; with both ids typed and nothing
+ * pending matching, the ids as typed (the daemon then says
+ * `approval_not_pending` or `approval_not_found`). An exit code when there
+ * is nothing to answer or the owner picked nothing.
+ */
+async function chooseRequest(
+  client: SvcClient,
+  io: Io,
+  sessionText: string | undefined,
+  requestText: string | undefined,
+): Promise<{ sessionId: string; requestId: string; request?: PendingApproval } | number> {
+  const matches = await pendingRequestsMatching(client, sessionText, requestText);
+  if (matches.length === 1) {
+    return {
+      sessionId: matches[0].sessionId,
+      requestId: matches[0].requestId,
+      request: matches[0],
+    };
+  }
+  if (matches.length === 0) {
+    if (sessionText !== undefined && requestText !== undefined) {
+      return { sessionId: await resolveSessionId(client, sessionText), requestId: requestText };
+    }
+    io.err(
+      sessionText === undefined ? "No pending approvals" : terminalSafe(
+        `approval_not_found: No pending permission request matches "${sessionText}"`,
+      ),
+    );
+    return EXIT.refused;
+  }
+  if (sessionText === undefined && Deno.stdin.isTerminal() && Deno.stderr.isTerminal()) {
+    return await pickOnTerminal(io, matches);
+  }
+  const listed = matches.map((request) =>
+    `${request.sessionId} ${request.requestId}  ${describeRequest(request)}`
+  );
+  throw new AmbiguousIdError(
+    "request",
+    requestText ?? sessionText ?? "",
+    listed.slice(0, MAX_LISTED_MATCHES),
+    listed.length > MAX_LISTED_MATCHES,
+  );
+}
+
+/** Lists `requests` numbered on stderr and reads the owner's choice from the terminal. */
+async function pickOnTerminal(
+  io: Io,
+  requests: PendingApproval[],
+): Promise<{ sessionId: string; requestId: string; request: PendingApproval } | number> {
+  io.err(`${requests.length} permission requests are waiting:`);
+  requests.forEach((request, index) =>
+    io.err(
+      terminalSafe(`  ${index + 1}) ${request.sessionId} ${request.requestId}  `) +
+        describeRequest(request),
+    )
+  );
+  io.writeErr(`Answer which one? [1-${requests.length}, Enter: none] `);
+  const line = await readLine();
+  const index = Number(line.trim()) - 1;
+  if (!Number.isInteger(index) || index < 0 || index >= requests.length) {
+    io.err("Nothing answered");
+    return EXIT.refused;
+  }
+  const request = requests[index];
+  return { sessionId: request.sessionId, requestId: request.requestId, request };
+}
+
+/** One line typed on stdin (without its newline); "" at end of input. */
+async function readLine(): Promise<string> {
+  const reader = Deno.stdin.readable.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  try {
+    while (!text.includes("\n")) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += value;
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  return text.split("\n", 1)[0];
+}

@@ -6,6 +6,7 @@ import { type Command, EXIT, UsageError } from "./command.ts";
 import { withClient } from "./connect.ts";
 import { describeError } from "./output.ts";
 import { offerResume } from "./resume_offer.ts";
+import { resolveSessionId } from "./id_prefix.ts";
 
 /** `svc attach SESSION`: the conversation of an existing session in this terminal (D16, D17). */
 export const attachCommand: Command = {
@@ -26,9 +27,10 @@ Exits 0 when the session completed or on detach, 1 when it ended otherwise.`,
       home: CLIENT_OPTIONS.home,
       resume: { type: "boolean" },
     }, { positionals: 1 });
-    const sessionId = positionals[0];
-    if (sessionId === undefined) throw new UsageError("Missing SESSION");
+    const sessionText = positionals[0];
+    if (sessionText === undefined) throw new UsageError("Missing SESSION");
     return await withClient(values.home, io, async (client) => {
+      const sessionId = await resolveSessionId(client, sessionText);
       const response = await client.get<SessionRecord>(
         `/sessions/${encodeURIComponent(sessionId)}`,
       );

@@ -1,5 +1,4 @@
 import { allRoutines } from "./all_routines.ts";
-import { resolve } from "node:path";
 import type { ClientResponse, SvcClient } from "../client/client.ts";
 import type { StoredRoutine } from "../automations/definition.ts";
 import type { RoutineHealth } from "../automations/health.ts";
@@ -17,8 +16,18 @@ import {
 } from "./command.ts";
 import { withClient } from "./connect.ts";
 import { integerOption } from "./events.ts";
-import { oneLine, printResponse, table } from "./output.ts";
+import {
+  localTime,
+  oneLine,
+  printList,
+  printResponse,
+  table,
+  TIME_OPTIONS,
+  timeText,
+} from "./output.ts";
 import { terminalSafe } from "./terminal_text.ts";
+import { resolveCliPath } from "./working_dir.ts";
+import { resolveRoutineId } from "./id_prefix.ts";
 
 /** A successful `POST /actions` answer of a versioned automation action (C4.1, D10). */
 interface ActionResponse<T> {
@@ -50,8 +59,9 @@ Subcommands:
   import                     Imports Codex automations and $SVC_HOME/import/*.json,
                              always PAUSED.
 
-Every subcommand takes --home DIR, and --json to print the raw action response.
-Times are shown in the local time zone. See docs/automations.md.`,
+Every subcommand takes --home DIR, and --json to print the raw action response
+(list and runs: the array of routines or runs). Times are shown in the local
+time zone, or in UTC with --utc. See docs/automations.md.`,
   run(args, io) {
     const { run, rest } = pickSubcommand(SUBCOMMANDS, args);
     return run(rest, io);
@@ -72,10 +82,12 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
 };
 
 async function listRoutines(args: string[], io: Io): Promise<number> {
-  const { values } = parseCommandArgs(args, CLIENT_OPTIONS);
+  const { values } = parseCommandArgs(args, { ...CLIENT_OPTIONS, ...TIME_OPTIONS });
   return await withClient(values.home, io, async (client) => {
     const response = await allRoutines(client);
-    if (values.json || !response.ok) return printResponse(io, response, values.json, () => "");
+    if (values.json || !response.ok) {
+      return printList(io, response, values.json, ({ result }) => result.routines, () => "");
+    }
     // The daemon computes the next due time, so the CLI never disagrees with it.
     const nextDue = new Map<string, string | null>();
     for (const routine of response.body.result.routines) {
@@ -93,7 +105,7 @@ async function listRoutines(args: string[], io: Io): Promise<number> {
           routine.status,
           routine.rrule,
           routine.timezone,
-          localTime(nextDue.get(routine.id) ?? null),
+          timeText(nextDue.get(routine.id) ?? null, values.utc),
           routine.name,
         ]),
       ));
@@ -102,8 +114,9 @@ async function listRoutines(args: string[], io: Io): Promise<number> {
 
 async function getRoutine(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, CLIENT_OPTIONS, { positionals: 1 });
-  const id = requireId(positionals, "routine");
+  const routineText = requireId(positionals, "routine");
   return await withClient(values.home, io, async (client) => {
+    const id = await resolveRoutineId(client, routineText);
     const response = await act<{ routine: StoredRoutine | null }>(
       client,
       "svc.automations.get",
@@ -129,13 +142,19 @@ async function writeRoutine(
     file: { type: "string", short: "f" },
   });
   if (values.file === undefined) throw new UsageError('Missing "-f FILE" (a JSON definition)');
-  const definition = await readDefinition(values.file);
+  const definition = await readDefinition(values.file, io);
   return await withClient(values.home, io, async (client) => {
-    const response = await act<{ routine: StoredRoutine }>(
+    const response = await act<{ routine: StoredRoutine; warnings?: string[] }>(
       client,
       `svc.automations.${action}`,
       { definition },
     );
+    // What may still fail its runs (issue 27 item 6: a cwd that does not exist yet).
+    if (response.ok && !values.json) {
+      for (const warning of response.body.result.warnings ?? []) {
+        io.err(terminalSafe(`warning: ${warning}`));
+      }
+    }
     return printResponse(io, response, values.json, ({ result }) => {
       const verb = action === "create" ? "Created" : "Updated";
       const hint = result.routine.status === "PAUSED"
@@ -148,8 +167,9 @@ async function writeRoutine(
 
 async function deleteRoutine(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, CLIENT_OPTIONS, { positionals: 1 });
-  const id = requireId(positionals, "routine");
+  const routineText = requireId(positionals, "routine");
   return await withClient(values.home, io, async (client) => {
+    const id = await resolveRoutineId(client, routineText);
     const response = await act<{ id: string }>(client, "svc.automations.delete", { id });
     return printResponse(
       io,
@@ -165,11 +185,12 @@ async function runRoutine(args: string[], io: Io): Promise<number> {
     ...CLIENT_OPTIONS,
     cwd: { type: "string" },
   }, { positionals: 1 });
-  const id = requireId(positionals, "routine");
+  const routineText = requireId(positionals, "routine");
   return await withClient(values.home, io, async (client) => {
+    const id = await resolveRoutineId(client, routineText);
     const response = await act<RunNowResult>(client, "svc.automations.run", {
       id,
-      ...(values.cwd !== undefined && { cwd: resolve(values.cwd) }),
+      ...(values.cwd !== undefined && { cwd: resolveCliPath(io, values.cwd) }),
     });
     if (!response.ok) return printResponse(io, response, values.json, () => "");
     const run = response.body.result;
@@ -195,25 +216,29 @@ async function runRoutine(args: string[], io: Io): Promise<number> {
 async function listRuns(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, {
     ...CLIENT_OPTIONS,
+    ...TIME_OPTIONS,
     limit: { type: "string" },
   }, { positionals: 1 });
-  const id = requireId(positionals, "routine");
+  const routineText = requireId(positionals, "routine");
   const limit = values.limit === undefined ? undefined : integerOption(values.limit, "--limit", 1);
   return await withClient(values.home, io, async (client) => {
+    const id = await resolveRoutineId(client, routineText);
     const response = await act<{ runs: RunRecord[] }>(client, "svc.automations.runs", {
       id,
       ...(limit !== undefined && { limit }),
     });
-    return printResponse(io, response, values.json, ({ result }) =>
+    return printList(io, response, values.json, ({ result }) => result.runs, ({ result }) =>
       table(
-        ["ID", "TRIGGER", "STATUS", "SCHEDULED", "STARTED", "SESSION", "ERROR"],
+        ["ID", "TRIGGER", "STATUS", "SCHEDULED", "STARTED", "SESSION", "DENIED", "ERROR"],
         result.runs.map((run) => [
           run.id,
           run.trigger,
           run.status,
-          localTime(run.scheduledFor),
-          localTime(run.startedAt),
+          timeText(run.scheduledFor, values.utc),
+          timeText(run.startedAt, values.utc),
           run.sessionId ?? "-",
+          // Tool calls denied by policy (issue 27 item 7); "-" before the run ended.
+          run.permissionDenials === null ? "-" : String(run.permissionDenials),
           run.error ? `${run.error.code}: ${run.error.message}` : "-",
         ]),
       ));
@@ -221,33 +246,41 @@ async function listRuns(args: string[], io: Io): Promise<number> {
 }
 
 async function showHealth(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseCommandArgs(args, CLIENT_OPTIONS, { positionals: 1 });
-  const id = requireId(positionals, "routine");
+  const { values, positionals } = parseCommandArgs(args, { ...CLIENT_OPTIONS, ...TIME_OPTIONS }, {
+    positionals: 1,
+  });
+  const routineText = requireId(positionals, "routine");
   return await withClient(values.home, io, async (client) => {
-    const response = await act<RoutineHealth>(client, "svc.automations.health", { id });
+    const id = await resolveRoutineId(client, routineText);
+    const response = await act<RoutineHealth & { warnings?: string[] }>(
+      client,
+      "svc.automations.health",
+      { id },
+    );
     return printResponse(io, response, values.json, ({ result: health }) =>
       alignedLines([
         ["id", health.id],
         ["status", health.status],
-        ["nextDueAt", localTime(health.nextDueAt)],
-        ["lastPlannedAt", localTime(health.lastPlannedAt)],
-        ["lastRunAt", localTime(health.lastRunAt)],
-        ["lastSuccessAt", localTime(health.lastSuccessAt)],
+        ["nextDueAt", timeText(health.nextDueAt, values.utc)],
+        ["lastPlannedAt", timeText(health.lastPlannedAt, values.utc)],
+        ["lastRunAt", timeText(health.lastRunAt, values.utc)],
+        ["lastSuccessAt", timeText(health.lastSuccessAt, values.utc)],
         ["consecutiveFailures", String(health.consecutiveFailures)],
         ["missedCount", String(health.missedCount)],
         [
           "lease",
           health.lease
-            ? `${health.lease.owner} (expires ${localTime(health.lease.expiresAt)})`
+            ? `${health.lease.owner} (expires ${timeText(health.lease.expiresAt, values.utc)})`
             : "-",
         ],
         ["stale", health.stale ?? "-"],
+        ["warnings", health.warnings?.length ? health.warnings.join("\n") : "-"],
       ]));
   });
 }
 
 async function tick(args: string[], io: Io): Promise<number> {
-  const { values } = parseCommandArgs(args, CLIENT_OPTIONS);
+  const { values } = parseCommandArgs(args, { ...CLIENT_OPTIONS, ...TIME_OPTIONS });
   return await withClient(values.home, io, async (client) => {
     const response = await act<TickReport>(client, "svc.automations.tick");
     return printResponse(io, response, values.json, ({ result: report }) =>
@@ -255,12 +288,12 @@ async function tick(args: string[], io: Io): Promise<number> {
         `planned ${report.planned.length}, recovered ${report.recovered.length}, ` +
         `claimed ${report.claimed.length}, failures ${report.failures.length}`,
         ...report.planned.map((p) =>
-          `planned    ${p.routineId} ${localTime(p.scheduledFor)}` +
+          `planned    ${p.routineId} ${timeText(p.scheduledFor, values.utc)}` +
           (p.missed > 0 ? ` (${p.missed} missed)` : "")
         ),
         ...report.recovered.map((r) => `recovered  ${r.routineId} ${r.runId} ${r.error}`),
         ...report.claimed.map((c) =>
-          `claimed    ${c.routineId} ${c.runId} ${localTime(c.scheduledFor)} ${c.status}`
+          `claimed    ${c.routineId} ${c.runId} ${timeText(c.scheduledFor, values.utc)} ${c.status}`
         ),
         ...report.failures.map((f) =>
           `failure    ${f.routineId}${f.runId ? ` ${f.runId}` : ""} ${f.error.code}: ${
@@ -296,13 +329,13 @@ function act<T>(
 }
 
 /** The JSON definition in `file` (`-`: stdin); unreadable or non-JSON is a usage error. */
-async function readDefinition(file: string): Promise<unknown> {
+async function readDefinition(file: string, io: Io): Promise<unknown> {
   const name = file === "-" ? "stdin" : `"${file}"`;
   let text: string;
   try {
     text = file === "-"
       ? await new Response(Deno.stdin.readable).text()
-      : await Deno.readTextFile(file);
+      : await Deno.readTextFile(resolveCliPath(io, file));
   } catch (error) {
     throw new UsageError(`Cannot read definition file ${name}: ${(error as Error).message}`);
   }
@@ -313,22 +346,8 @@ async function readDefinition(file: string): Promise<unknown> {
   }
 }
 
-/**
- * An ISO instant as `YYYY-MM-DD HH:MM TZ` in `timeZone` (default: the local
- * zone), TZ being the zone's short name (`EDT`, `UTC`, `GMT+1`); `-` for null.
- */
-export function localTime(
-  iso: string | null,
-  timeZone: string = Temporal.Now.timeZoneId(),
-): string {
-  if (iso === null) return "-";
-  const zoned = Temporal.Instant.from(iso).toZonedDateTimeISO(timeZone);
-  const hhmm = zoned.toPlainTime().toString({ smallestUnit: "minute" });
-  const zoneName = new Intl.DateTimeFormat("en-US", { timeZone, timeZoneName: "short" })
-    .formatToParts(zoned.epochMilliseconds)
-    .find((part) => part.type === "timeZoneName")?.value ?? timeZone;
-  return `${zoned.toPlainDate()} ${hhmm} ${zoneName}`;
-}
+/** Kept here for its callers and tests; it lives in output.ts. */
+export { localTime };
 
 /** A stored routine as `key: value` lines; lists and objects as JSON. */
 function keyValues(routine: StoredRoutine): string {

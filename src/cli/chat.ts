@@ -1,4 +1,3 @@
-import { resolve } from "node:path";
 import type { SessionRecord } from "../store/sessions_store.ts";
 import { CLIENT_OPTIONS, parseCommandArgs } from "./args.ts";
 import { type ChatTerminal, converse, parseChatLine } from "./chat_loop.ts";
@@ -7,6 +6,7 @@ import { type Command, EXIT, type Io, UsageError } from "./command.ts";
 import { withClient } from "./connect.ts";
 import { describeError } from "./output.ts";
 import { offerResume } from "./resume_offer.ts";
+import { cliWorkingDirectory, resolveCliPath } from "./working_dir.ts";
 
 /** Exit code when Ctrl-C leaves before a session started: 128 + SIGINT. */
 const EXIT_INTERRUPTED = 130;
@@ -63,12 +63,12 @@ Options:
     }
     if (harness === undefined) throw new UsageError('Missing "--harness ID"');
     const projectRoot = values["project-root"] === undefined
-      ? await Deno.realPath(Deno.cwd())
-      : resolve(values["project-root"]);
+      ? await Deno.realPath(cliWorkingDirectory(io))
+      : resolveCliPath(io, values["project-root"]);
     const launch = {
       projectRoot,
       harness,
-      ...(values.cwd !== undefined && { cwd: resolve(values.cwd) }),
+      ...(values.cwd !== undefined && { cwd: resolveCliPath(io, values.cwd) }),
       ...(values.model !== undefined && { model: values.model }),
       ...(values.title !== undefined && { title: values.title }),
       ...(values.worktree && { isolation: "worktree" }),

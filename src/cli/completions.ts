@@ -1,4 +1,43 @@
-import { type Command, EXIT, UsageError } from "./command.ts";
+import { type Command, EXIT, type Io, UsageError } from "./command.ts";
+import { parseCommandArgs } from "./args.ts";
+import { withClient } from "./connect.ts";
+import {
+  type IdKind,
+  routineIdsWithPrefix,
+  runIdsWithPrefix,
+  sessionIdsWithPrefix,
+} from "./id_prefix.ts";
+
+/**
+ * Where a command takes a live id (issue 27 item 9), for the scripts to
+ * complete it from the daemon: `"command"` for its first argument,
+ * `"command subcommand"` for the argument after a subcommand. A new command
+ * that takes an id adds itself here.
+ */
+export const ID_ARGUMENTS: Readonly<Record<string, IdKind>> = {
+  "events": "session",
+  "attach": "session",
+  "approve": "session",
+  "sessions show": "session",
+  "sessions input": "session",
+  "sessions kill": "session",
+  "sessions resume": "session",
+  "worktrees diff": "session",
+  "worktrees land": "session",
+  "worktrees discard": "session",
+  "automations get": "routine",
+  "automations delete": "routine",
+  "automations run": "routine",
+  "automations runs": "routine",
+  "automations health": "routine",
+  "inbox show": "run",
+  "inbox read": "run",
+};
+
+/** The id kinds `svc completions ids KIND` lists. */
+const COMPLETED_KINDS = ["session", "routine", "run"] as const;
+/** Ids listed for one completion. */
+const MAX_COMPLETED_IDS = 100;
 
 /** The shells `svc completions` writes a script for. */
 export const SHELLS = ["bash", "zsh", "fish"] as const;
@@ -10,6 +49,8 @@ export interface CompletionSpec {
   readonly summary?: string;
   readonly subcommands?: readonly string[];
   readonly flags: readonly string[];
+  /** Live ids completed after the command ("" key) or after one of its subcommands. */
+  readonly ids?: Readonly<Record<string, IdKind>>;
 }
 
 /** The parts of a command the completion spec is derived from. */
@@ -30,14 +71,19 @@ export function completionsCommand(commands: () => readonly CompletionSource[]):
     name: "completions",
     summary: "Print a shell completion script (bash, zsh, fish)",
     usage: `Usage: svc completions bash|zsh|fish
+       svc completions ids session|routine|run [PREFIX] [--home DIR]
 
 Prints a completion script for the shell, covering every command, subcommand
 and flag. Install it with one of:
 
   bash  svc completions bash > ~/.local/share/bash-completion/completions/svc
   zsh   svc completions zsh > "\${fpath[1]}/_svc"   (or: source <(svc completions zsh))
-  fish  svc completions fish > ~/.config/fish/completions/svc.fish`,
+  fish  svc completions fish > ~/.config/fish/completions/svc.fish
+
+The scripts complete session, routine and run ids from the running daemon with
+"svc completions ids KIND PREFIX" (at most ${MAX_COMPLETED_IDS} ids, one per line).`,
     run(args, io) {
+      if (args[0] === "ids") return printIds(args.slice(1), io);
       if (args.length === 0) throw new UsageError("Missing shell (bash, zsh or fish)");
       if (args.length > 1) throw new UsageError(`Unexpected argument "${args[1]}"`);
       const shell = args[0];
@@ -58,11 +104,17 @@ and flag. Install it with one of:
 export function completionSpec(commands: readonly CompletionSource[]): CompletionSpec[] {
   const specs: CompletionSpec[] = commands.map((command) => {
     const { subcommands, flags } = parseUsage(command.name, command.usage);
+    const ids: Record<string, IdKind> = {};
+    for (const [where, kind] of Object.entries(ID_ARGUMENTS)) {
+      const [name, subcommand = ""] = where.split(" ");
+      if (name === command.name) ids[subcommand] = kind;
+    }
     return {
       name: command.name,
       summary: command.summary,
       ...(subcommands.length > 0 && { subcommands }),
       flags: unique([...flags, "--help"]),
+      ...(Object.keys(ids).length > 0 && { ids }),
     };
   });
   specs.push({
@@ -112,7 +164,10 @@ export function parseUsage(
 /** A completion script for `shell` offering what `spec` lists. Pure. */
 export function completionScript(shell: Shell, spec: readonly CompletionSpec[]): string {
   for (const command of spec) {
-    for (const word of [command.name, ...(command.subcommands ?? []), ...command.flags]) {
+    const idWords = Object.entries(command.ids ?? {}).flat().filter((word) => word !== "");
+    for (
+      const word of [command.name, ...(command.subcommands ?? []), ...command.flags, ...idWords]
+    ) {
       if (!SAFE_WORD.test(word)) throw new Error(`Cannot complete "${word}": unsafe word`);
     }
   }
@@ -134,6 +189,16 @@ function bashScript(spec: readonly CompletionSpec[]): string {
     const lines = [`    ${command.name})`, `      if [[ $cur == -* ]]; then words='${flags}'`];
     if (subcommands !== "") {
       lines.push(`      elif [[ $COMP_CWORD -eq 2 ]]; then words='${subcommands}'`);
+    }
+    for (const [kind, after] of idPlaces(command)) {
+      const fetch = `words=$(svc completions ids ${kind} "$cur" 2>/dev/null)`;
+      lines.push(
+        after.length === 0
+          ? `      elif [[ $COMP_CWORD -eq 2 ]]; then ${fetch}`
+          : `      elif [[ $COMP_CWORD -eq 3 && " ${
+            after.join(" ")
+          } " == *" \${COMP_WORDS[2]} "* ]]; then ${fetch}`,
+      );
     }
     lines.push(`      fi`, `      ;;`);
     return lines.join("\n");
@@ -171,6 +236,16 @@ function zshScript(spec: readonly CompletionSpec[]): string {
       lines.push(
         `      elif (( CURRENT == 3 )); then`,
         `        compadd -- ${command.subcommands.join(" ")}`,
+      );
+    }
+    for (const [kind, after] of idPlaces(command)) {
+      lines.push(
+        after.length === 0
+          ? `      elif (( CURRENT == 3 )); then`
+          : `      elif (( CURRENT == 4 )) && [[ " ${
+            after.join(" ")
+          } " == *" $words[3] "* ]]; then`,
+        `        compadd -- \${(f)"$(svc completions ids ${kind} "$PREFIX" 2>/dev/null)"}`,
       );
     }
     lines.push(`      else`, `        _files`, `      fi`, `      ;;`);
@@ -217,6 +292,11 @@ function fishScript(spec: readonly CompletionSpec[]): string {
     `    set -l tokens (commandline -opc)`,
     `    test (count $tokens) -eq 2; and test "$tokens[2]" = "$argv[1]"`,
     `end`,
+    `function __svc_id_after`,
+    `    set -l tokens (commandline -opc)`,
+    `    test (count $tokens) -eq 3; and test "$tokens[2]" = "$argv[1]"`,
+    `    and contains -- "$tokens[3]" $argv[2..-1]`,
+    `end`,
     `complete -c svc -e`,
     `complete -c svc -n 'test (count (commandline -opc)) -eq 1' -f` +
     GLOBAL_FLAGS.map((flag) => ` -l ${flag.slice(2)}`).join(""),
@@ -232,6 +312,15 @@ function fishScript(spec: readonly CompletionSpec[]): string {
           ` -a ${fishQuote(command.subcommands.join(" "))}`,
       );
     }
+    for (const [kind, after] of idPlaces(command)) {
+      const condition = after.length === 0
+        ? `__svc_subcommand_of ${command.name}`
+        : `__svc_id_after ${command.name} ${after.join(" ")}`;
+      lines.push(
+        `complete -c svc -n '${condition}' -f` +
+          ` -a '(svc completions ids ${kind} (commandline -ct) 2>/dev/null)'`,
+      );
+    }
     const flagArgs = command.flags.map((flag) =>
       flag.startsWith("--") ? `-l ${flag.slice(2)}` : `-s ${flag.slice(1)}`
     );
@@ -240,6 +329,45 @@ function fishScript(spec: readonly CompletionSpec[]): string {
     }
   }
   return lines.join("\n") + "\n";
+}
+
+/** Per id kind, the subcommands after which a command takes one ([] : right after the command). */
+function idPlaces(command: CompletionSpec): Array<[IdKind, string[]]> {
+  const places = new Map<IdKind, string[]>();
+  for (const [subcommand, kind] of Object.entries(command.ids ?? {})) {
+    const after = places.get(kind) ?? [];
+    if (subcommand !== "") after.push(subcommand);
+    places.set(kind, after);
+  }
+  return [...places];
+}
+
+/**
+ * `svc completions ids KIND [PREFIX]`: the live ids of KIND starting with
+ * PREFIX, one per line (at most MAX_COMPLETED_IDS), for the scripts.
+ */
+async function printIds(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, { home: { type: "string" } }, {
+    positionals: 2,
+  });
+  const [kind, prefix = ""] = positionals;
+  if (!(COMPLETED_KINDS as readonly string[]).includes(kind ?? "")) {
+    throw new UsageError(
+      `Expected an id kind (${COMPLETED_KINDS.join(", ")}), got "${kind ?? ""}"`,
+    );
+  }
+  return await withClient(values.home, io, async (client) => {
+    // As typed (the shell keeps only candidates that start with the typed word).
+    const tagged = (tag: string) => prefix === "" ? `${tag}_` : prefix;
+    const ids = kind === "session"
+      ? await sessionIdsWithPrefix(client, tagged("ses"), MAX_COMPLETED_IDS)
+      : kind === "run"
+      ? await runIdsWithPrefix(client, tagged("run"), MAX_COMPLETED_IDS)
+      : await routineIdsWithPrefix(client, prefix, MAX_COMPLETED_IDS);
+    // The shell matches the typed text itself: ids it would not match are dropped there.
+    if (ids.length > 0) io.out(ids.join("\n"));
+    return EXIT.ok;
+  });
 }
 
 /** `text` in zsh single quotes. */

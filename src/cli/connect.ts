@@ -1,7 +1,8 @@
 import { SvcClient } from "../client/client.ts";
-import { homePaths, resolveHome } from "../config/home.ts";
+import { homePaths } from "../config/home.ts";
 import { localEndpoint } from "../transport/local_endpoint.ts";
 import type { Io } from "./command.ts";
+import { resolveCliHome } from "./working_dir.ts";
 
 /**
  * A client for the daemon of `--home` / `$SVC_HOME` / `~/.svc` over its
@@ -11,7 +12,7 @@ export async function connect(
   home: string | undefined,
   io: Io,
 ): Promise<{ client: SvcClient; socket: string }> {
-  const local = await localEndpoint(homePaths(resolveHome(home, io.env)));
+  const local = await localEndpoint(homePaths(resolveCliHome(home, io)));
   return { client: new SvcClient(local.target), socket: local.address };
 }
 

@@ -9,6 +9,7 @@ import { useColor } from "./color.ts";
 import { describeError } from "./output.ts";
 import { terminalSafe } from "./terminal_text.ts";
 import { createTranscript } from "./transcript.ts";
+import { resolveSessionId } from "./id_prefix.ts";
 
 /** Refusals of a stream after which following falls back to long polls: no slot, no route. */
 const LONG_POLL_FALLBACK = new Set(["too_many_streams", "not_found"]);
@@ -54,8 +55,8 @@ Options:
       follow: { type: "boolean" },
       raw: { type: "boolean" },
     }, { positionals: 1 });
-    const sessionId = positionals[0];
-    if (sessionId === undefined) throw new UsageError("Missing SESSION");
+    const sessionText = positionals[0];
+    if (sessionText === undefined) throw new UsageError("Missing SESSION");
     const afterSeq = values.after === undefined ? 0 : integerOption(values.after, "--after", 0);
     const limit = values.limit === undefined
       ? undefined
@@ -68,6 +69,7 @@ Options:
     }
     const { client } = await connect(values.home, io);
     try {
+      const sessionId = await resolveSessionId(client, sessionText);
       let printer = eventPrinter(io, values.json);
       if (!values.json && !values.raw) {
         const session = await client.get<SessionRecord>(

@@ -5,12 +5,13 @@ import { act } from "./action.ts";
 import { CLIENT_OPTIONS, parseCommandArgs, requireId } from "./args.ts";
 import { type Command, type Io } from "./command.ts";
 import { withClient } from "./connect.ts";
-import { printResponse, table } from "./output.ts";
+import { printList, printResponse, table, TIME_OPTIONS, timeText } from "./output.ts";
+import { resolveRunId } from "./id_prefix.ts";
 
 export const inboxCommand: Command = {
   name: "inbox",
   summary: "Read the results of routine runs",
-  usage: `Usage: svc inbox [--unread] [--limit N] [--home DIR] [--json]
+  usage: `Usage: svc inbox [--unread] [--limit N] [--utc] [--home DIR] [--json]
        svc inbox show RUN [--home DIR] [--json]
        svc inbox read RUN [--home DIR] [--json]
 
@@ -26,7 +27,7 @@ prints it and marks it read. See docs/automations.md.`,
 };
 
 /** The inbox as a table (pure). */
-export function inboxTable(entries: InboxEntry[]): string {
+export function inboxTable(entries: InboxEntry[], utc?: boolean): string {
   if (entries.length === 0) return "No results";
   return table(
     ["", "RUN", "ROUTINE", "STATUS", "ENDED", "RESULT"],
@@ -35,7 +36,7 @@ export function inboxTable(entries: InboxEntry[]): string {
       entry.runId,
       entry.routineId,
       entry.status,
-      entry.endedAt ?? "-",
+      timeText(entry.endedAt, utc),
       entry.headline ?? "",
     ]),
   );
@@ -44,6 +45,7 @@ export function inboxTable(entries: InboxEntry[]): string {
 async function listInbox(args: string[], io: Io): Promise<number> {
   const { values } = parseCommandArgs(args, {
     ...CLIENT_OPTIONS,
+    ...TIME_OPTIONS,
     unread: { type: "boolean" },
     limit: { type: "string" },
   });
@@ -52,14 +54,21 @@ async function listInbox(args: string[], io: Io): Promise<number> {
       ...(values.unread && { unread: true }),
       ...(values.limit !== undefined && { limit: Number(values.limit) }),
     });
-    return printResponse(io, response, values.json, ({ result }) => inboxTable(result.results));
+    return printList(
+      io,
+      response,
+      values.json,
+      ({ result }) => result.results,
+      ({ result }) => inboxTable(result.results, values.utc),
+    );
   });
 }
 
 async function showResult(args: string[], io: Io, markRead: boolean): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, CLIENT_OPTIONS, { positionals: 1 });
-  const runId = requireId(positionals, "run");
+  const runText = requireId(positionals, "run");
   return await withClient(values.home, io, async (client) => {
+    const runId = await resolveRunId(client, runText);
     const response = await act<{ run: RunRecord; markdown: string }>(
       client,
       "svc.automations.result",

@@ -1,4 +1,5 @@
-import { homePaths, resolveHome } from "../config/home.ts";
+import { homePaths } from "../config/home.ts";
+import { resolveCliHome } from "./working_dir.ts";
 import { parseCommandArgs } from "./args.ts";
 import { bold, dim, red, useColor } from "./color.ts";
 import { type Command, EXIT, type Io } from "./command.ts";
@@ -38,7 +39,7 @@ Options:
     const count = values.lines === undefined
       ? DEFAULT_LINES
       : integerOption(values.lines, "--lines", 0);
-    const path = homePaths(resolveHome(values.home, io.env)).logFile;
+    const path = homePaths(resolveCliHome(values.home, io)).logFile;
     const color = useColor(io, Deno.stdout);
     try {
       let tail;

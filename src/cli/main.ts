@@ -22,6 +22,7 @@ import { worktreesCommand } from "./worktrees.ts";
 import { inboxCommand } from "./inbox.ts";
 import { usageCommand } from "./usage.ts";
 import { storeCommand } from "./store.ts";
+import { AmbiguousIdError } from "./id_prefix.ts";
 
 /** Every command, in the order `svc help` lists them. */
 export const COMMANDS: readonly Command[] = [
@@ -94,6 +95,10 @@ export async function runCli(args: string[], io: Io = processIo): Promise<number
     }
     // Both may quote what the daemon or config.json said.
     if (error instanceof ConfigError) {
+      io.err(`svc ${command.name}: ${terminalSafe(error.message)}`);
+      return EXIT.usage;
+    }
+    if (error instanceof AmbiguousIdError) {
       io.err(`svc ${command.name}: ${terminalSafe(error.message)}`);
       return EXIT.usage;
     }

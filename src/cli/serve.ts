@@ -1,5 +1,5 @@
 import type { Daemon } from "../daemon.ts";
-import { resolveHome } from "../config/home.ts";
+import { resolveCliHome, resolveCliPath } from "./working_dir.ts";
 import { parseTcpAddress } from "../transport/tcp_loopback.ts";
 import { parseCommandArgs } from "./args.ts";
 import type { Command } from "./command.ts";
@@ -37,9 +37,9 @@ Options:
       // Loaded here, not with the command table: every other command starts ~50 ms sooner.
       const { startDaemon } = await import("../daemon.ts");
       daemon = await startDaemon({
-        home: resolveHome(values.home, io.env),
+        home: resolveCliHome(values.home, io),
         tcp,
-        projectRoots: values["project-root"],
+        projectRoots: values["project-root"]?.map((root) => resolveCliPath(io, root)),
         logToStderr: true,
       });
       if (tcp !== null) {

@@ -2,6 +2,7 @@ import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ConfigError } from "../config/config_error.ts";
 import { homePaths, prepareHome, resolveHome } from "../config/home.ts";
+import { resolveCliPath } from "./working_dir.ts";
 import { type CommandRunner, denoCommandRunner } from "../service/command_runner.ts";
 import {
   encodeServiceFile,
@@ -190,7 +191,10 @@ function planFor(
   const homeVariable = os === "windows" ? "USERPROFILE" : "HOME";
   const homeDir = io.env(homeVariable);
   if (!homeDir) throw new ConfigError(`Cannot find the home directory: $${homeVariable} is unset`);
-  const svcHome = homePaths(resolveHome(homeFlag, io.env), os).root;
+  // A relative home means the user's directory (issue 27 item 8), on the host the CLI runs on.
+  const chosenHome = resolveHome(homeFlag, io.env);
+  const svcHome = homePaths(os === Deno.build.os ? resolveCliPath(io, chosenHome) : chosenHome, os)
+    .root;
   const program = serviceProgram(deps.execPath(), modulePath(deps.mainModule()));
   const userName = io.env("USERNAME");
   const domain = io.env("USERDOMAIN");

@@ -1,11 +1,12 @@
-import { resolve } from "node:path";
 import { SESSION_STATUSES, type SessionRecord } from "../store/sessions_store.ts";
 import { CLIENT_OPTIONS, parseCommandArgs, requireId } from "./args.ts";
 import { type Command, type Io, pickSubcommand, type Subcommand, UsageError } from "./command.ts";
 import { withClient } from "./connect.ts";
 import { followEvents, integerOption, printerFor } from "./events.ts";
-import { printResponse, table } from "./output.ts";
+import { printResponse, table, TIME_OPTIONS, timeText } from "./output.ts";
 import { terminalSafe } from "./terminal_text.ts";
+import { resolveCliPath } from "./working_dir.ts";
+import { resolveSessionId } from "./id_prefix.ts";
 
 const KILL_SIGNALS = ["SIGTERM", "SIGKILL"];
 
@@ -16,9 +17,9 @@ export const sessionsCommand: Command = {
   usage: `Usage: svc sessions <subcommand> [options]
 
 Subcommands:
-  list [--status S] [--limit N]
+  list [--status S] [--limit N] [--utc]
       Sessions, newest first (at most N, default 100). S: running, completed,
-      failed, killed, orphaned.
+      failed, killed, orphaned. Times are local, or UTC with --utc.
   start --project-root DIR --harness ID [--cwd DIR] [--model M] [--title T]
         [--worktree] [--follow] (PROMPT... | --prompt-file FILE | -)
       Launches a session and prints its id. The prompt is the arguments joined
@@ -26,7 +27,7 @@ Subcommands:
       a new git worktree of the repository (branch svc/session/ID, see
       "svc worktrees"); your checkout is not touched. --follow then prints
       its events until it ends, like "svc events ID --follow".
-  show ID
+  show ID [--utc]
       The session record, one "key: value" line per field.
   input ID TEXT... [--no-newline]
       Writes TEXT (the arguments joined by spaces) and a newline to the
@@ -57,6 +58,7 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
 async function listSessions(args: string[], io: Io): Promise<number> {
   const { values } = parseCommandArgs(args, {
     ...CLIENT_OPTIONS,
+    ...TIME_OPTIONS,
     status: { type: "string" },
     limit: { type: "string" },
   });
@@ -82,7 +84,7 @@ async function listSessions(args: string[], io: Io): Promise<number> {
           s.id,
           s.status,
           s.harness,
-          s.created_at,
+          timeText(s.created_at, values.utc),
           s.resumable ? "yes" : "-",
           s.title,
         ]),
@@ -105,12 +107,12 @@ async function startSession(args: string[], io: Io): Promise<number> {
   const projectRoot = values["project-root"];
   if (projectRoot === undefined) throw new UsageError('Missing "--project-root DIR"');
   if (values.harness === undefined) throw new UsageError('Missing "--harness ID"');
-  const prompt = await readPrompt(positionals, values["prompt-file"]);
+  const prompt = await readPrompt(positionals, values["prompt-file"], io);
   const request = {
-    projectRoot: resolve(projectRoot),
+    projectRoot: resolveCliPath(io, projectRoot),
     harness: values.harness,
     prompt,
-    ...(values.cwd !== undefined && { cwd: resolve(values.cwd) }),
+    ...(values.cwd !== undefined && { cwd: resolveCliPath(io, values.cwd) }),
     ...(values.model !== undefined && { model: values.model }),
     ...(values.title !== undefined && { title: values.title }),
     ...(values.worktree && { isolation: "worktree" }),
@@ -128,24 +130,36 @@ async function startSession(args: string[], io: Io): Promise<number> {
 }
 
 async function showSession(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseCommandArgs(args, CLIENT_OPTIONS, { positionals: 1 });
-  const sessionId = requireId(positionals, "session");
+  const { values, positionals } = parseCommandArgs(args, { ...CLIENT_OPTIONS, ...TIME_OPTIONS }, {
+    positionals: 1,
+  });
+  const sessionText = requireId(positionals, "session");
   return await withClient(values.home, io, async (client) => {
+    const sessionId = await resolveSessionId(client, sessionText);
     const response = await client.get<SessionRecord>(sessionPath(sessionId));
     return printResponse(io, response, values.json, (session) => {
       const entries = Object.entries(session);
       const width = Math.max(...entries.map(([key]) => key.length)) + 1;
       return entries
-        .map(([key, value]) => `${`${key}:`.padEnd(width)} ${fieldText(value)}`)
+        .map(([key, value]) => `${`${key}:`.padEnd(width)} ${fieldText(key, value, values.utc)}`)
         .join("\n");
     });
   });
 }
 
-/** A record field on one line: objects (usage, worktree) as JSON, null as "-". */
-function fieldText(value: unknown): string {
+/**
+ * A record field on one line: times (`*_at`) as every command prints them,
+ * objects (usage, worktree) as JSON with `costUsd` rounded to 1e-6, null as "-".
+ */
+function fieldText(key: string, value: unknown, utc: boolean | undefined): string {
   if (value === null || value === undefined) return "-";
-  return typeof value === "object" ? JSON.stringify(value) : String(value);
+  if (key.endsWith("_at") && typeof value === "string") return timeText(value, utc);
+  if (typeof value !== "object") return String(value);
+  return JSON.stringify(
+    value,
+    (name, inner) =>
+      name === "costUsd" && typeof inner === "number" ? Number(inner.toFixed(6)) : inner,
+  );
 }
 
 async function sendInput(args: string[], io: Io): Promise<number> {
@@ -153,10 +167,11 @@ async function sendInput(args: string[], io: Io): Promise<number> {
     ...CLIENT_OPTIONS,
     "no-newline": { type: "boolean" },
   }, { positionals: Infinity });
-  const sessionId = requireId(positionals, "session");
+  const sessionText = requireId(positionals, "session");
   const data = positionals.slice(1).join(" ") + (values["no-newline"] ? "" : "\n");
   if (data === "") throw new UsageError("Missing TEXT");
   return await withClient(values.home, io, async (client) => {
+    const sessionId = await resolveSessionId(client, sessionText);
     const response = await client.post(`${sessionPath(sessionId)}/input`, { data });
     const bytes = new TextEncoder().encode(data).length;
     return printResponse(io, response, values.json, () => `Sent ${bytes} bytes to ${sessionId}`);
@@ -168,12 +183,13 @@ async function killSession(args: string[], io: Io): Promise<number> {
     ...CLIENT_OPTIONS,
     signal: { type: "string" },
   }, { positionals: 1 });
-  const sessionId = requireId(positionals, "session");
+  const sessionText = requireId(positionals, "session");
   const signal = values.signal ?? "SIGTERM";
   if (!KILL_SIGNALS.includes(signal)) {
     throw new UsageError(`"--signal" must be SIGTERM or SIGKILL, got "${signal}"`);
   }
   return await withClient(values.home, io, async (client) => {
+    const sessionId = await resolveSessionId(client, sessionText);
     const response = await client.post(`${sessionPath(sessionId)}/kill`, { signal });
     return printResponse(io, response, values.json, () => `Sent ${signal} to ${sessionId}`);
   });
@@ -184,8 +200,9 @@ async function resumeSession(args: string[], io: Io): Promise<number> {
     ...CLIENT_OPTIONS,
     model: { type: "string" },
   }, { positionals: 1 });
-  const sessionId = requireId(positionals, "session");
+  const sessionText = requireId(positionals, "session");
   return await withClient(values.home, io, async (client) => {
+    const sessionId = await resolveSessionId(client, sessionText);
     const response = await client.post<SessionRecord>(
       `${sessionPath(sessionId)}/resume`,
       values.model === undefined ? {} : { model: values.model },
@@ -200,14 +217,14 @@ async function resumeSession(args: string[], io: Io): Promise<number> {
 }
 
 /** The prompt from the arguments, `--prompt-file FILE` or stdin (`-`). */
-async function readPrompt(positionals: string[], promptFile: string | undefined) {
+async function readPrompt(positionals: string[], promptFile: string | undefined, io: Io) {
   if (promptFile !== undefined) {
     if (positionals.length > 0) {
       throw new UsageError('Give the prompt as arguments or with "--prompt-file", not both');
     }
     if (promptFile === "-") return await readStdin();
     try {
-      return await Deno.readTextFile(promptFile);
+      return await Deno.readTextFile(resolveCliPath(io, promptFile));
     } catch (error) {
       throw new UsageError(`Cannot read prompt file "${promptFile}": ${(error as Error).message}`);
     }

@@ -3,7 +3,7 @@ import { allRoutines } from "./all_routines.ts";
 import { ClientError, type SvcClient } from "../client/client.ts";
 import { CLIENT_OPTIONS, parseCommandArgs } from "./args.ts";
 import { type Command, EXIT } from "./command.ts";
-import { localTime } from "./automations.ts";
+import { TIME_OPTIONS, timeText } from "./output.ts";
 import { connect } from "./connect.ts";
 import { terminalSafe } from "./terminal_text.ts";
 
@@ -11,13 +11,14 @@ import { terminalSafe } from "./terminal_text.ts";
 export const statusCommand: Command = {
   name: "status",
   summary: "Show the running daemon's health",
-  usage: `Usage: svc status [--home DIR] [--json]
+  usage: `Usage: svc status [--utc] [--home DIR] [--json]
 
 Prints the endpoint, pid, uptime, version and live sessions of the daemon, and
-the next routine due (the ACTIVE routine whose next run is soonest, local time).
+the next routine due (the ACTIVE routine whose next run is soonest, local time;
+UTC with --utc).
 --json prints the raw /health response. Exits 3 when no daemon answers.`,
   async run(args, io) {
-    const { values } = parseCommandArgs(args, CLIENT_OPTIONS);
+    const { values } = parseCommandArgs(args, { ...CLIENT_OPTIONS, ...TIME_OPTIONS });
     const { client, socket } = await connect(values.home, io);
     try {
       const health = await client.health();
@@ -40,7 +41,9 @@ the next routine due (the ACTIVE routine whose next run is soonest, local time).
       const next = await nextRoutine(client);
       if (next !== undefined) {
         lines.push(
-          `  next routine:  ${next === null ? "none" : `${next.id} at ${localTime(next.dueAt)}`}`,
+          `  next routine:  ${
+            next === null ? "none" : `${next.id} at ${timeText(next.dueAt, values.utc)}`
+          }`,
         );
       }
       io.out(terminalSafe(lines.join("\n")));

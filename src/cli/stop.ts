@@ -1,5 +1,6 @@
 import { ClientError } from "../client/client.ts";
-import { homePaths, resolveHome } from "../config/home.ts";
+import { homePaths } from "../config/home.ts";
+import { resolveCliHome } from "./working_dir.ts";
 import { parseCommandArgs } from "./args.ts";
 import { type Command, EXIT } from "./command.ts";
 import { connect } from "./connect.ts";
@@ -34,7 +35,7 @@ and waits until it has fully stopped. Exits 3 when no daemon answers.`,
       client.close();
     }
     // The daemon holds svc.lock until its very last step: free lock = fully stopped.
-    const lockPath = homePaths(resolveHome(values.home, io.env)).lock;
+    const lockPath = homePaths(resolveCliHome(values.home, io)).lock;
     const deadline = Date.now() + STOP_WAIT_MS;
     while (Date.now() < deadline) {
       if (await lockIsFree(lockPath)) {

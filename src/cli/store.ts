@@ -1,7 +1,7 @@
 /** `svc store backup FILE`, `svc store restore FILE` and `svc store reset` (D24). */
 import { DatabaseSync } from "node:sqlite";
-import { resolve } from "node:path";
-import { type HomePaths, homePaths, prepareHome, resolveHome } from "../config/home.ts";
+import { type HomePaths, homePaths, prepareHome } from "../config/home.ts";
+import { resolveCliHome, resolveCliPath } from "./working_dir.ts";
 import { readStoredId, storeFiles, writeStoreId } from "../store/store_identity.ts";
 import { parseCommandArgs, requireId } from "./args.ts";
 import {
@@ -45,8 +45,8 @@ async function backup(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, { home: { type: "string" } }, {
     positionals: 1,
   });
-  const target = resolve(requireId(positionals, "backup file"));
-  const paths = homePaths(resolveHome(values.home, io.env));
+  const target = resolveCliPath(io, requireId(positionals, "backup file"));
+  const paths = homePaths(resolveCliHome(values.home, io));
   if (await exists(target)) throw new UsageError(`"${target}" exists: name a new file`);
   if (!await exists(paths.db)) {
     io.err(`svc: no store at "${paths.db}"`);
@@ -68,8 +68,8 @@ async function restore(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, { home: { type: "string" } }, {
     positionals: 1,
   });
-  const source = resolve(requireId(positionals, "backup file"));
-  const paths = homePaths(resolveHome(values.home, io.env));
+  const source = resolveCliPath(io, requireId(positionals, "backup file"));
+  const paths = homePaths(resolveCliHome(values.home, io));
   if (!await exists(source)) throw new UsageError(`"${source}" does not exist`);
   prepareHome(paths);
   return await whileStopped(paths, io, async () => {
@@ -119,7 +119,7 @@ function copyStore(source: string, target: string): string | null {
 
 async function reset(args: string[], io: Io): Promise<number> {
   const { values } = parseCommandArgs(args, { home: { type: "string" } });
-  const paths = homePaths(resolveHome(values.home, io.env));
+  const paths = homePaths(resolveCliHome(values.home, io));
   return await whileStopped(paths, io, async () => {
     const moved = await moveAside(storeFiles(paths), "reset");
     io.out(

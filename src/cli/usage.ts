@@ -3,7 +3,7 @@ import type { UsageTotal } from "../sessions/usage_totals.ts";
 import { CLIENT_OPTIONS, parseCommandArgs } from "./args.ts";
 import type { Command } from "./command.ts";
 import { withClient } from "./connect.ts";
-import { printResponse, table } from "./output.ts";
+import { costText, printResponse, table } from "./output.ts";
 
 interface UsageAnswer {
   by: string;
@@ -40,7 +40,7 @@ session reported shows "-", never 0. See docs/cli.md.`,
 /** The totals as a table, the total last (pure). */
 export function usageTable(answer: UsageAnswer): string {
   const figure = (value: number | null) => value === null ? "-" : String(value);
-  const cost = (value: number | null) => value === null ? "-" : `$${value.toFixed(4)}`;
+  const cost = costText;
   const row = (name: string, total: UsageTotal) => [
     name,
     String(total.sessions),

@@ -18,8 +18,9 @@ import {
   UsageError,
 } from "./command.ts";
 import { withClient } from "./connect.ts";
-import { describeError, printResponse, table } from "./output.ts";
+import { describeError, printList, printResponse, table } from "./output.ts";
 import { terminalSafe } from "./terminal_text.ts";
+import { resolveRoutineId, resolveSessionId } from "./id_prefix.ts";
 
 interface Listed {
   sessionId: string;
@@ -83,12 +84,15 @@ async function list(args: string[], io: Io): Promise<number> {
     const response = await act<{ worktrees: Listed[] }>(
       client,
       "svc.automations.worktrees",
-      values.routine === undefined ? {} : { routineId: values.routine },
+      values.routine === undefined
+        ? {}
+        : { routineId: await resolveRoutineId(client, values.routine) },
     );
-    return printResponse(
+    return printList(
       io,
       response,
       values.json,
+      ({ result }) => result.worktrees,
       ({ result }) =>
         result.worktrees.length === 0 ? "No worktrees" : table(
           ["SESSION", "STATUS", "CHANGES", "BRANCH", "PATH"],
@@ -112,7 +116,8 @@ async function prune(args: string[], io: Io): Promise<number> {
   });
   return await withClient(values.home, io, async (client) => {
     const response = await act<{ removals: Removal[] }>(client, "svc.automations.prune", {
-      ...(values.routine !== undefined && { routineId: values.routine }),
+      ...(values.routine !== undefined &&
+        { routineId: await resolveRoutineId(client, values.routine) }),
       ...(values.force && { force: true }),
     });
     return printResponse(io, response, values.json, ({ result }) => {
@@ -135,9 +140,10 @@ async function diff(args: string[], io: Io): Promise<number> {
     { ...CLIENT_OPTIONS, stat: { type: "boolean" } },
     { positionals: 1 },
   );
-  const id = requireId(positionals, "session");
-  const path = `/sessions/${encodeURIComponent(id)}/worktree/diff`;
+  const idText = requireId(positionals, "session");
   return await withClient(values.home, io, async (client) => {
+    const id = await resolveSessionId(client, idText);
+    const path = `/sessions/${encodeURIComponent(id)}/worktree/diff`;
     if (values.stat) {
       const response = await client.get<{ stat: DiffStatPage }>(`${path}?stat=1`);
       return printResponse(io, response, values.json, ({ stat }) => statText(stat));
@@ -248,11 +254,12 @@ async function land(args: string[], io: Io): Promise<number> {
     rebase: { type: "boolean" },
     message: { type: "string", short: "m" },
   }, { positionals: 1 });
-  const id = requireId(positionals, "session");
+  const idText = requireId(positionals, "session");
   const modes = (["squash", "merge", "rebase"] as const).filter((mode) => values[mode]);
   if (modes.length > 1) throw new UsageError("Choose one of --squash, --merge, --rebase");
   const body = { mode: modes[0] ?? "squash", ...(values.message && { message: values.message }) };
   return await withClient(values.home, io, async (client) => {
+    const id = await resolveSessionId(client, idText);
     const response = await client.post<{ landed: Landed }>(
       `/sessions/${encodeURIComponent(id)}/worktree/land`,
       body,
@@ -281,8 +288,9 @@ async function discard(args: string[], io: Io): Promise<number> {
     { ...CLIENT_OPTIONS, force: { type: "boolean" } },
     { positionals: 1 },
   );
-  const id = requireId(positionals, "session");
+  const idText = requireId(positionals, "session");
   return await withClient(values.home, io, async (client) => {
+    const id = await resolveSessionId(client, idText);
     const response = await client.post<{
       discarded: { path: string; branch: string };
     }>(`/sessions/${encodeURIComponent(id)}/worktree/discard`, values.force ? { force: true } : {});

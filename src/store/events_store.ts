@@ -206,6 +206,25 @@ export class EventsStore {
   }
 
   /**
+   * The tool of each denied permission request of a session (D18, issue 27
+   * item 7), in the order they were denied: the `agent.permission` event with
+   * the same request id names it.
+   */
+  deniedTools(sessionId: string): string[] {
+    const rows = this.#db.prepare(
+      `SELECT (SELECT json_extract(asked.payload_json, '$.tool') FROM events AS asked
+               WHERE asked.session_id = resolved.session_id AND asked.kind = 'agent.permission'
+               AND json_extract(asked.payload_json, '$.requestId') =
+                   json_extract(resolved.payload_json, '$.requestId')
+               ORDER BY asked.seq DESC LIMIT 1) AS tool
+       FROM events AS resolved WHERE resolved.session_id = ?
+       AND resolved.kind = 'agent.permission.resolved'
+       AND json_extract(resolved.payload_json, '$.decision') = 'deny' ORDER BY resolved.seq`,
+    ).all(sessionId) as Array<{ tool: string | null }>;
+    return rows.map((row) => row.tool ?? "unknown tool");
+  }
+
+  /**
    * What a run reports as its result (D22 `summary`): the final assistant
    * text of the last turn; for a session without turns (a raw harness), the
    * end of its standard output. Null when there is neither.

@@ -1,3 +1,4 @@
+import { idPrefixRange } from "../validate.ts";
 import type { DatabaseSync } from "node:sqlite";
 import type { RoutineDefinition, StoredRoutine } from "../automations/definition.ts";
 
@@ -55,10 +56,17 @@ export class RoutinesStore {
     return raw ? fromRaw(raw) : null;
   }
 
-  /** Routines by id; with `after`, those whose id sorts after it; at most `limit`. */
-  list(options: { after?: string; limit?: number } = {}): RoutineRow[] {
-    return (this.#db.prepare("SELECT * FROM routines WHERE id > ? ORDER BY id LIMIT ?")
-      .all(options.after ?? "", options.limit ?? -1) as unknown as Raw[]).map(fromRaw);
+  /**
+   * Routines by id; with `after`, those whose id sorts after it; with
+   * `idPrefix`, those whose id starts with it; at most `limit`.
+   */
+  list(options: { after?: string; idPrefix?: string; limit?: number } = {}): RoutineRow[] {
+    const [low, high] = options.idPrefix === undefined
+      ? ["", "\u{10FFFF}"]
+      : idPrefixRange(options.idPrefix);
+    return (this.#db.prepare(
+      "SELECT * FROM routines WHERE id > ? AND id >= ? AND id < ? ORDER BY id LIMIT ?",
+    ).all(options.after ?? "", low, high, options.limit ?? -1) as unknown as Raw[]).map(fromRaw);
   }
 
   /** Inserts a routine; false when the id exists. */

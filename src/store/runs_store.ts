@@ -1,3 +1,4 @@
+import { idPrefixRange } from "../validate.ts";
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import type { Usage } from "../agents/protocol.ts";
 import type { WorktreeRecord } from "../worktrees/worktree_record.ts";
@@ -163,6 +164,15 @@ export class RunsStore {
     return (this.#db.prepare(
       "SELECT * FROM runs WHERE routine_id = ? ORDER BY created_at DESC, id DESC LIMIT ?",
     ).all(routineId, limit) as unknown as Raw[]).map(fromRaw);
+  }
+
+  /** Runs whose id starts with `idPrefix`, optionally of one routine, newest first. */
+  withIdPrefix(idPrefix: string, options: { routineId?: string; limit: number }): RunRow[] {
+    const routine = options.routineId === undefined ? "" : "AND routine_id = ?";
+    const params: SQLInputValue[] = options.routineId === undefined ? [] : [options.routineId];
+    return (this.#db.prepare(
+      `SELECT * FROM runs WHERE id >= ? AND id < ? ${routine} ORDER BY id DESC LIMIT ?`,
+    ).all(...idPrefixRange(idPrefix), ...params, options.limit) as unknown as Raw[]).map(fromRaw);
   }
 
   /** A routine's runs that happened (not `skipped`), newest first: health's history. */

@@ -1,3 +1,4 @@
+import { idPrefixRange } from "../validate.ts";
 import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
 import type { Activity } from "../agents/conversation.ts";
 import type { ProtocolId, Usage } from "../agents/protocol.ts";
@@ -149,10 +150,19 @@ export class SessionsStore {
       | undefined) ?? null;
   }
 
-  /** Newest first; optionally only one status. */
-  list(options: { status?: SessionStatus; limit: number }): SessionRow[] {
-    const where = options.status ? "WHERE status = ?" : "";
-    const params: SQLInputValue[] = options.status ? [options.status] : [];
+  /** Newest first; optionally only one status, only ids starting with `idPrefix`. */
+  list(options: { status?: SessionStatus; idPrefix?: string; limit: number }): SessionRow[] {
+    const conditions: string[] = [];
+    const params: SQLInputValue[] = [];
+    if (options.status) {
+      conditions.push("status = ?");
+      params.push(options.status);
+    }
+    if (options.idPrefix !== undefined) {
+      conditions.push("id >= ? AND id < ?");
+      params.push(...idPrefixRange(options.idPrefix));
+    }
+    const where = conditions.length > 0 ? `WHERE ${conditions.join(" AND ")}` : "";
     return this.#prepare(
       `SELECT * FROM sessions ${where} ORDER BY created_at DESC, id DESC LIMIT ?`,
     ).all(...params, options.limit) as unknown as SessionRow[];

@@ -73,7 +73,7 @@ Deno.test("svc approvals lists a pending request; svc approve answers it once", 
   assert.match(listed, /^SESSION\s+REQUEST\s+TOOL\s+EXPIRES\s+SUMMARY$/m);
   assert.match(listed, /req_1\s+Bash\s+in \d+m \d+s\s+Bash: touch x$/m);
   const json = JSON.parse((await d.svc(["approvals", "--session", id, "--json"])).stdout);
-  assert.equal(json.result.approvals.length, 1);
+  assert.equal(json.length, 1, "a list command's --json is the list (issue 27 item 10)");
 
   const denied = await d.svc(["approve", id, "req_1", "--deny", "--message", "no"]);
   assert.equal(denied.code, 0, denied.stderr);
@@ -85,7 +85,10 @@ Deno.test("svc approvals lists a pending request; svc approve answers it once", 
   assert.equal(unknown.code, 1);
   assert.match(unknown.stderr, /^approval_not_found: /);
   assert.equal(unknown.stdout, "");
-  assert.equal((await d.svc(["approve", id])).code, 2, "a missing request id is a usage error");
+  // One argument is a request id prefix or a session with one pending request (issue 27 item 9).
+  const nothingPending = await d.svc(["approve", id]);
+  assert.equal(nothingPending.code, 1);
+  assert.match(nothingPending.stderr, /^approval_not_found: No pending permission request matches/);
   assert.equal((await d.svc(["approve", id, "r", "--deny", "--remember"])).code, 2);
   assert.equal(await turnResult(1), "denied: no");
   assert.equal((await d.svc(["approvals"])).stdout, "No pending approvals\n");

@@ -87,11 +87,9 @@ Deno.test("automationsCommand: create, list, get, update, run, runs, health, tic
       row(list.stdout, "nightly"),
       /^nightly +PAUSED +FREQ=DAILY;BYHOUR=9 +utc +- +Nightly checks$/,
     );
+    // A list command's --json is the list (issue 27 item 10).
     const json = JSON.parse((await svc("list", "--json")).stdout);
-    assert.equal(json.ok, true);
-    assert.equal(json.action, "svc.automations.list");
-    assert.equal(json.event.origin, "cli");
-    assert.deepEqual(json.result.routines.map((r: Json) => r.id), ["nightly"]);
+    assert.deepEqual(json.map((r: Json) => r.id), ["nightly"]);
   });
 
   await t.step("get prints the stored routine as key: value lines", async () => {
@@ -131,17 +129,19 @@ Deno.test("automationsCommand: create, list, get, update, run, runs, health, tic
     const runs = await svc("runs", "nightly");
     assert.equal(runs.code, 0, runs.stderr);
     const [header] = runs.stdout.split("\n");
-    assert.match(header, /^ID +TRIGGER +STATUS +SCHEDULED +STARTED +SESSION +ERROR$/);
+    assert.match(header, /^ID +TRIGGER +STATUS +SCHEDULED +STARTED +SESSION +DENIED +ERROR$/);
     const runId = /^run: +(\S+)$/m.exec(run.stdout)![1];
     assert.match(
       row(runs.stdout, runId),
       new RegExp(
-        `manual +succeeded +- +${escape(localTime("2026-01-05T08:58:00.000Z"))} +${sessionId} +-$`,
+        `manual +succeeded +- +${
+          escape(localTime("2026-01-05T08:58:00.000Z"))
+        } +${sessionId} +0 +-$`,
       ),
     );
     const json = JSON.parse((await svc("runs", "nightly", "--limit", "1", "--json")).stdout);
-    assert.equal(json.result.runs.length, 1);
-    assert.equal(json.result.runs[0].status, "succeeded");
+    assert.equal(json.length, 1);
+    assert.equal(json[0].status, "succeeded");
   });
 
   await t.step("health prints key: value lines", async () => {
@@ -176,7 +176,7 @@ Deno.test("automationsCommand: create, list, get, update, run, runs, health, tic
       claimed,
       new RegExp(`^claimed    nightly run_[0-9A-Z]{26} ${escape(nine)} running$`),
     );
-    const [run] = JSON.parse((await svc("runs", "nightly", "--json")).stdout).result.runs;
+    const [run] = JSON.parse((await svc("runs", "nightly", "--json")).stdout);
     assert.equal(run.trigger, "schedule");
     assert.equal((await waitForEnd(d.client, run.sessionId)).status, "completed");
     await d.daemon.runner.settled();
@@ -196,7 +196,10 @@ Deno.test("automationsCommand: create, list, get, update, run, runs, health, tic
     assert.equal(json.code, 1);
     assert.equal(JSON.parse(json.stdout).result.error.code, "missing_cwd");
     const runs = await svc("runs", "nocwd");
-    assert.match(runs.stdout, /manual +failed +- +- +- +missing_cwd: Routine "nocwd" has no cwd/);
+    assert.match(
+      runs.stdout,
+      /manual +failed +- +- +- +- +missing_cwd: Routine "nocwd" has no cwd/,
+    );
   });
 
   await t.step("delete removes the routine; get then refuses", async () => {
@@ -236,7 +239,9 @@ Deno.test("automationsCommand: import lists imported, skipped and failed (D13)",
   assert.equal(lines[2], "skipped   keep-going (heartbeat)");
   assert.match(
     lines[3],
-    new RegExp(`^failed    ${d.home}/import/bad\\.json: Field "name" is required`),
+    new RegExp(
+      `^failed    ${d.home}/import/bad\\.json: Invalid fields: Field "name" is required; Field "rrule"`,
+    ),
   );
 
   const second = await svcAutomations(d.home, ["import", "--json"]);

@@ -41,7 +41,9 @@ Deno.test("svc inbox lists, shows and reads results; svc worktrees lists and pru
     assert.match(header, /RUN\s+ROUTINE\s+STATUS\s+ENDED\s+RESULT/);
     assert.match(
       row,
-      new RegExp(`^\\*\\s+${run.runId}\\s+edit\\s+succeeded\\s+\\S+\\s+Edited a.txt$`),
+      new RegExp(
+        `^\\*\\s+${run.runId}\\s+edit\\s+succeeded\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d \\S+\\s+Edited a.txt$`,
+      ),
     );
 
     const shown = await d.svc(["inbox", "show", run.runId]);
@@ -136,8 +138,8 @@ Deno.test("changesText() and usageTable() render counts, and '-' for what was no
     ),
     [
       ["ROUTINE", "SESSIONS", "INPUT", "CACHED", "OUTPUT", "COST"],
-      ["(no routine)", "2", "30", "-", "4", "$0.5000"],
-      ["total", "2", "30", "-", "4", "$0.5000"],
+      ["(no routine)", "2", "30", "-", "4", "$0.5"],
+      ["total", "2", "30", "-", "4", "$0.5"],
     ],
   );
 });
