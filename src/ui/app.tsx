@@ -427,7 +427,7 @@ function Screen(props: AppProps) {
       <Header snapshot={snapshot} view={view} attention={attention.length} nowMs={nowMs} />
       <Box flexDirection="column" flexGrow={1} marginTop={1}>
         {help
-          ? <HelpOverlay view={view} />
+          ? <HelpOverlay view={view} width={size.columns} />
           : confirm
           ? (
             <Box flexDirection="column" borderStyle="round" paddingX={1}>
