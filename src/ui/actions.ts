@@ -36,9 +36,9 @@ interface RunLine {
 }
 
 export class UiActions {
-  readonly #client: Pick<UiClient, "post">;
+  readonly #client: Pick<UiClient, "post" | "get">;
 
-  constructor(client: Pick<UiClient, "post">) {
+  constructor(client: Pick<UiClient, "post" | "get">) {
     this.#client = client;
   }
 
@@ -127,10 +127,9 @@ export class UiActions {
     const response = await this.#post("/actions", { action: "svc.automations.result", runId });
     if (response === null) return { ok: false, text: AWAY.message };
     if (!response.ok) return { ok: false, text: messageOf(response.body, "No result") };
-    return {
-      ok: true,
-      text: (response.body as { result?: { markdown?: string } }).result?.markdown ?? "",
-    };
+    const markdown = (response.body as { result?: { markdown?: string } }).result?.markdown ?? "";
+    // A result holds the agent's final message: shown, never sent to the terminal raw.
+    return { ok: true, text: terminalSafe(markdown, { keepTabs: true }) };
   }
 
   /** A routine's last runs, one line each, newest first (the routines view's history). */
@@ -155,6 +154,30 @@ export class UiActions {
         ].join("  ").replace(/\r?\n/g, " "),
       )
     );
+  }
+
+  /**
+   * The first page of a session's worktree diff (D27) as terminal-safe
+   * lines, or why there is none (`svc worktrees diff ID` pages the rest).
+   */
+  async diff(sessionId: string): Promise<{ ok: boolean; lines: string[] }> {
+    let response;
+    try {
+      response = await this.#client.get<{ diff?: { data: string; nextOffset: number | null } }>(
+        `/sessions/${enc(sessionId)}/worktree/diff?length=${DIFF_PAGE_BYTES}`,
+      );
+    } catch {
+      return { ok: false, lines: [AWAY.message] };
+    }
+    if (!response.ok) {
+      return { ok: false, lines: [terminalSafe(messageOf(response.body, "No worktree diff"))] };
+    }
+    const diff = response.body.diff;
+    const lines = terminalSafe(diff?.data ?? "", { keepTabs: true }).split("\n");
+    if (diff?.nextOffset !== null && diff?.nextOffset !== undefined) {
+      lines.push("", `… the diff goes on: svc worktrees diff ${sessionId}`);
+    }
+    return { ok: true, lines };
   }
 
   /** Launches a session from the form. */
@@ -196,6 +219,9 @@ export class UiActions {
     }
   }
 }
+
+/** The part of a diff the session view shows (the first page). */
+const DIFF_PAGE_BYTES = 1024 * 1024;
 
 const ENDED: Partial<Record<number, string>> = {
   404: "That session is gone",

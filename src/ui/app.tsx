@@ -30,6 +30,7 @@ import { FORM_FIELDS, type FormState, NewSessionView } from "./components/new_se
 import { RoutinesView } from "./components/routines_view.tsx";
 import { SessionView } from "./components/session_view.tsx";
 import { ColorContext } from "./components/theme.ts";
+import { type Paged, TextPager } from "./components/text_pager.tsx";
 
 /** What the app is given. */
 export interface AppProps {
@@ -95,6 +96,8 @@ function Screen(props: AppProps) {
     { runId: string; lines: string[]; scroll: number } | null
   >(null);
   const [history, setHistory] = useState<{ routineId: string; lines: string[] } | null>(null);
+  /** The focused session's worktree diff (D27), shown over its conversation. */
+  const [diff, setDiff] = useState<Paged | null>(null);
 
   const options = { nowMs, stalledAfterMs: props.stalledAfterMs };
   const rows = useMemo(
@@ -146,6 +149,7 @@ function Screen(props: AppProps) {
   };
   const open = (target: SessionRecord | undefined) => {
     if (!target) return;
+    setDiff(null);
     props.sync.focus(target);
     setScroll(0);
     setInput(null);
@@ -190,7 +194,8 @@ function Screen(props: AppProps) {
       case "up":
       case "down": {
         const by = command === "up" ? -1 : 1;
-        if (view === "session") setScroll((s) => Math.max(0, s - by));
+        if (view === "session" && diff) setDiff({ ...diff, scroll: Math.max(0, diff.scroll + by) });
+        else if (view === "session") setScroll((s) => Math.max(0, s - by));
         else if (view === "inbox" && reading) {
           setReading({ ...reading, scroll: Math.max(0, reading.scroll + by) });
         } else move(view, by);
@@ -199,7 +204,12 @@ function Screen(props: AppProps) {
       case "page-up":
       case "page-down": {
         const by = command === "page-up" ? -pageLines : pageLines;
-        if (view === "session") {
+        if (view === "session" && diff) {
+          setDiff({
+            ...diff,
+            scroll: Math.max(0, Math.min(diff.lines.length - 1, diff.scroll + by)),
+          });
+        } else if (view === "session") {
           setScroll((s) => Math.max(0, Math.min(focused.lines.length - 1, s - by)));
         } else if (view === "inbox" && reading) {
           setReading({ ...reading, scroll: Math.max(0, reading.scroll + by) });
@@ -207,11 +217,14 @@ function Screen(props: AppProps) {
         return;
       }
       case "top":
-        if (view === "session") setScroll(Math.max(0, focused.lines.length - 1));
+        if (view === "session" && diff) setDiff({ ...diff, scroll: 0 });
+        else if (view === "session") setScroll(Math.max(0, focused.lines.length - 1));
         else move(view, -Infinity);
         return;
       case "bottom":
-        if (view === "session") setScroll(0);
+        if (view === "session" && diff) {
+          setDiff({ ...diff, scroll: Math.max(0, diff.lines.length - pageLines) });
+        } else if (view === "session") setScroll(0);
         else move(view, Infinity);
         return;
       case "open":
@@ -220,6 +233,7 @@ function Screen(props: AppProps) {
         if (help) setHelp(false);
         else if (reading) setReading(null);
         else if (history) setHistory(null);
+        else if (diff) setDiff(null);
         else if (view === "session" || view === "new") setView("fleet");
         return;
       case "filter":
@@ -266,7 +280,18 @@ function Screen(props: AppProps) {
         else setMessage({ ok: false, message: "Only an ended conversation resumes" });
         return;
       case "diff":
-        setMessage({ ok: false, message: "Worktree diffs come with review and land (D27)" });
+        if (!session?.worktree) {
+          setMessage({ ok: false, message: "This session has no worktree" });
+          return;
+        }
+        void actions.diff(session.id).then((result) => {
+          if (!result.ok) return setMessage({ ok: false, message: result.lines[0] });
+          setDiff({
+            title: `worktree diff of ${session.id} · ↑/↓ PgUp/PgDn scroll · Esc back`,
+            lines: result.lines,
+            scroll: 0,
+          });
+        });
         return;
       case "run-routine": {
         const routine = snapshot.routines[index("routines")];
@@ -450,6 +475,7 @@ function Screen(props: AppProps) {
                 filter,
                 filtering,
               }}
+              diff={diff}
               selectedOf={index}
               height={bodyHeight}
               width={size.columns}
@@ -474,6 +500,7 @@ type BodyProps = {
   state: ReturnType<typeof fleetState> | null;
   sessionApproval: ReturnType<UiStore["snapshot"]>["approvals"][number] | null;
   reading: { runId: string; lines: string[]; scroll: number } | null;
+  diff: Paged | null;
   history: { routineId: string; lines: string[] } | null;
   form: FormState;
   launching: boolean;
@@ -521,6 +548,7 @@ function Body(props: BodyProps) {
         />
       );
     case "session":
+      if (props.diff) return <TextPager paged={props.diff} height={height} tone={diffTone} />;
       return (
         <SessionView
           session={props.session}
@@ -559,6 +587,15 @@ function Body(props: BodyProps) {
         />
       );
   }
+}
+
+/** The colour of a diff line: additions, removals and hunk heads. */
+function diffTone(line: string): string | undefined {
+  if (line.startsWith("+++") || line.startsWith("---")) return undefined;
+  if (line.startsWith("+")) return "green";
+  if (line.startsWith("-")) return "red";
+  if (line.startsWith("@@")) return "cyan";
+  return undefined;
 }
 
 /** A session record known only by its id (a launch answered before the feed's notice). */

@@ -187,6 +187,49 @@ Deno.test("svc ui session view: scrollback, live partial text, the session's req
   app.unmount();
 });
 
+Deno.test("svc ui session view: d pages the worktree's diff (D27), safe and coloured", async () => {
+  const lists = fleetLists();
+  lists.sessions = [
+    session({
+      id: "ses_01TREE00000000000000000000",
+      worktree: { path: "/w/tree", branch: "svc/session/x" },
+    }),
+    session({
+      id: "ses_01PLAIN0000000000000000000",
+      updated_at: new Date(NOW - 60_000).toISOString(),
+    }),
+  ];
+  const app = renderApp(lists, {
+    color: true,
+    answer: (call) =>
+      call.method === "GET"
+        ? {
+          status: 200,
+          body: {
+            diff: {
+              data: "diff --git a/x b/x\n@@ -1 +1 @@\n-old\n+new \x1b]0;pwned\x07\n",
+              nextOffset: null,
+            },
+          },
+        }
+        : { status: 200, body: {} },
+  });
+  await app.press(KEY.enter, "d");
+  assert.equal(
+    app.calls.at(-1)?.path,
+    "/sessions/ses_01TREE00000000000000000000/worktree/diff?length=1048576",
+  );
+  const frame = app.frame();
+  assert.match(frame, /worktree diff of ses_01TREE/);
+  assert.match(frame, /\+new \^\[\]0;pwned\^G/);
+  assert.doesNotMatch(frame.replace(/\x1b\[[0-9;]*m/g, ""), /\x1b|\x07/);
+  await app.press(KEY.escape);
+  assert.doesNotMatch(app.frame(), /worktree diff of/);
+  await app.press("1", KEY.down, KEY.enter, "d");
+  assert.match(app.frame(), /This session has no worktree/);
+  app.unmount();
+});
+
 Deno.test("svc ui routines: r runs now, p asks before pausing, Enter shows history", async () => {
   const app = renderApp(fleetLists(), {
     answer: (call) => {

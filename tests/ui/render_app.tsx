@@ -26,6 +26,7 @@ export const KEY = {
 export interface Call {
   path: string;
   body: Record<string, unknown>;
+  method?: "GET";
 }
 
 /** How the fake daemon answers a POST: status and body (default 200 `{}`). */
@@ -39,6 +40,12 @@ export function renderApp(lists: SyncedLists, options: { answer?: Answer; color?
   const focused: string[] = [];
   const terminal = { titles: [] as string[], bells: 0 };
   const client = {
+    get: <T,>(path: string) => {
+      const call = { path, body: {}, method: "GET" as const };
+      calls.push(call);
+      const { status, body: answer } = options.answer?.(call) ?? { status: 200, body: {} };
+      return Promise.resolve({ status, ok: status < 400, body: answer as T });
+    },
     post: <T,>(path: string, body: unknown) => {
       const call = { path, body: body as Record<string, unknown> };
       calls.push(call);

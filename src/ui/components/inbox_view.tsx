@@ -3,6 +3,7 @@ import { Box, Text } from "ink";
 import { safeLine, shortId } from "../format.ts";
 import type { InboxEntry } from "../model.ts";
 import { Cell, Empty, Row, windowOf } from "./cells.tsx";
+import { TextPager } from "./text_pager.tsx";
 import { useTint } from "./theme.ts";
 
 /** Unread first, then the newest. */
@@ -23,17 +24,15 @@ export function InboxView(
 ) {
   const tint = useTint();
   if (props.reading) {
-    const room = Math.max(1, props.height - 1);
-    const lines = props.reading.lines.slice(props.reading.scroll, props.reading.scroll + room);
     return (
-      <Box flexDirection="column">
-        <Text dimColor>
-          {`result of ${props.reading.runId} · ↑/↓ scroll · m marks read · Esc back`}
-        </Text>
-        {lines.map((line, index) => (
-          <Text key={index} wrap="truncate-end">{line === "" ? " " : line}</Text>
-        ))}
-      </Box>
+      <TextPager
+        paged={{
+          title: `result of ${props.reading.runId} · ↑/↓ scroll · m marks read · Esc back`,
+          lines: props.reading.lines,
+          scroll: props.reading.scroll,
+        }}
+        height={props.height}
+      />
     );
   }
   const [start, end] = windowOf(

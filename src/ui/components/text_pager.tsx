@@ -1,0 +1,33 @@
+/** A page of lines to read (an inbox result, a worktree's diff), scrolled by the keys. */
+import { Box, Text } from "ink";
+import { useTint } from "./theme.ts";
+
+/** What a pager shows: a heading, the lines (terminal-safe), and the first line on screen. */
+export interface Paged {
+  title: string;
+  lines: readonly string[];
+  scroll: number;
+}
+
+export function TextPager(
+  props: { paged: Paged; height: number; tone?: (line: string) => string | undefined },
+) {
+  const tint = useTint();
+  const colour = (line: string) => {
+    const name = props.tone?.(line);
+    return name === undefined ? undefined : tint(name);
+  };
+  const room = Math.max(1, props.height - 1);
+  const { paged } = props;
+  const lines = paged.lines.slice(paged.scroll, paged.scroll + room);
+  return (
+    <Box flexDirection="column">
+      <Text dimColor wrap="truncate-end">{paged.title}</Text>
+      {lines.map((line, index) => (
+        <Text key={paged.scroll + index} wrap="truncate-end" color={colour(line)}>
+          {line === "" ? " " : line}
+        </Text>
+      ))}
+    </Box>
+  );
+}
