@@ -19,6 +19,7 @@ import { streamFanout, streamLatency } from "./bench/stages_streams.ts";
 import { pageRead, schedulerPass } from "./bench/stages_store.ts";
 import { bigPageRead } from "./bench/stages_big_page.ts";
 import { trickleLatency } from "./bench/stages_trickle.ts";
+import { uiBudgets } from "./bench/stages_ui.ts";
 
 /** The whole run must end within this, or it is aborted and cleaned up. */
 const RUN_LIMIT_MS = 10 * 60_000 - 15_000;
@@ -37,6 +38,7 @@ const STAGES: Record<string, (ctx: BenchContext) => Promise<Figure[]>> = {
   bigpage: bigPageRead,
   scheduler: schedulerPass,
   trickle: trickleLatency,
+  ui: uiBudgets,
 };
 
 const USAGE =

@@ -1,8 +1,9 @@
 import { loadConfig } from "../config/load.ts";
-import { homePaths, resolveHome } from "../config/home.ts";
+import { homePaths } from "../config/home.ts";
 import { parseCommandArgs } from "./args.ts";
 import { type Command, EXIT } from "./command.ts";
 import { connect } from "./connect.ts";
+import { cliWorkingDirectory, resolveCliHome } from "./working_dir.ts";
 
 /** `svc ui`: mission control, a full-screen view of every agent, approval and routine (D25). */
 export const uiCommand: Command = {
@@ -33,8 +34,7 @@ Needs a terminal; for a line per change that scripts can read, use svc watch.`,
       io.err("svc ui needs a terminal (try svc watch)");
       return EXIT.usage;
     }
-    const home = resolveHome(values.home, io.env);
-    const config = loadConfig(homePaths(home).config);
+    const config = loadConfig(homePaths(resolveCliHome(values.home, io)).config);
     const { client } = await connect(values.home, io);
     // Loaded here only: Ink and React cost the other commands (and the daemon) nothing.
     const { runUi } = await import("../ui/run.tsx");
@@ -43,7 +43,7 @@ Needs a terminal; for a line per change that scripts can read, use svc watch.`,
         client,
         color: !values["no-color"] && io.env("NO_COLOR") === undefined,
         stalledAfterMs: config.ui.stalledAfterSeconds * 1000,
-        cwd: io.env("INIT_CWD") ?? Deno.cwd(),
+        cwd: cliWorkingDirectory(io),
       });
     } finally {
       client.close();

@@ -5,14 +5,36 @@
  * path the CLI resolves, and every cwd or project root it sends, starts from
  * here instead.
  */
-import { isAbsolute, resolve } from "node:path";
+import { dirname, isAbsolute, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { resolveHome } from "../config/home.ts";
 import type { Io } from "./command.ts";
 
-/** `INIT_CWD` when running under `deno task` (an absolute path), else `Deno.cwd()`. */
-export function cliWorkingDirectory(io: Pick<Io, "env">): string {
+/**
+ * The directory of the program's main module: from source, the checkout's
+ * root, where `deno task` runs svc (a compiled binary's is not on disk).
+ */
+function programDirectory(): string | null {
+  try {
+    return Deno.realPathSync(dirname(fileURLToPath(Deno.mainModule)));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * `INIT_CWD` (an absolute path) when `deno task` ran svc, which it does in
+ * the checkout's root; else `Deno.cwd()`. A process merely started from a
+ * `deno task` (a test's child, a script) inherits `INIT_CWD` but runs
+ * elsewhere: its own directory counts.
+ */
+export function cliWorkingDirectory(
+  io: Pick<Io, "env">,
+  programDir: string | null = programDirectory(),
+): string {
   const initial = io.env("INIT_CWD");
-  return initial !== undefined && isAbsolute(initial) ? initial : Deno.cwd();
+  if (initial === undefined || !isAbsolute(initial)) return Deno.cwd();
+  return Deno.cwd() === programDir ? initial : Deno.cwd();
 }
 
 /** `path` resolved against the CLI's working directory (an absolute path stays as it is). */

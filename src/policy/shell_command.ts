@@ -13,8 +13,10 @@
  * command found anywhere in the text (inside chains, pipelines, substitutions
  * and subshells), with what of its argv is literal, for deny rules.
  */
-import { createRequire } from "node:module";
-import grammarPackage from "tree-sitter-bash/package.json" with { type: "json" };
+// Both WebAssembly files are imported as bytes, so they live in the module graph: in the bundle
+// and the compiled binary as much as in a checkout (deno.json: "unstable": ["raw-imports"]).
+import bashGrammar from "tree-sitter-bash/tree-sitter-bash.wasm" with { type: "bytes" };
+import treeSitterRuntime from "web-tree-sitter/web-tree-sitter.wasm" with { type: "bytes" };
 import { Language, type Node, Parser } from "web-tree-sitter";
 
 /** What approval rules know of one shell command text. */
@@ -36,16 +38,12 @@ const MAX_DEPTH = 4;
 
 let parserPromise: Promise<Parser> | null = null;
 
-/** The bash parser, loaded once: the grammar's .wasm file ships in the npm package. */
+/** The bash parser, loaded once from the grammar's and the runtime's WebAssembly bytes. */
 function bashParser(): Promise<Parser> {
   parserPromise ??= (async () => {
-    // The JSON import puts the package in the module graph, so require can find its files.
-    const wasm = createRequire(import.meta.url).resolve(
-      `${grammarPackage.name}/tree-sitter-bash.wasm`,
-    );
-    await Parser.init();
+    await Parser.init({ wasmBinary: treeSitterRuntime });
     const parser = new Parser();
-    parser.setLanguage(await Language.load(await Deno.readFile(wasm)));
+    parser.setLanguage(await Language.load(bashGrammar));
     return parser;
   })();
   parserPromise.catch(() => parserPromise = null);

@@ -78,7 +78,11 @@ function Screen(props: AppProps) {
   const size = useWindowSize();
   const snapshot = useSyncExternalStore(store.subscribe, store.snapshot);
   const focused = useSyncExternalStore(focus.subscribe, focus.snapshot);
-  const nowMs = useClock(props.now ?? Date.now, props.tickMs ?? 1000);
+  // Ages and countdowns change each second only while something runs or waits; otherwise a
+  // slow clock is enough (an idle UI costs next to nothing, D25).
+  const busy = snapshot.approvals.length > 0 ||
+    [...snapshot.sessions.values()].some((session) => session.status === "running");
+  const nowMs = useClock(props.now ?? Date.now, props.tickMs ?? (busy ? 1000 : 30_000));
 
   const [view, setView] = useState<View>("fleet");
   const [selected, setSelected] = useState<Record<string, number>>({});
@@ -691,6 +695,7 @@ function useClock(now: () => number, tickMs: number): number {
   const [nowMs, setNow] = useState(now);
   useEffect(() => {
     if (tickMs <= 0) return;
+    setNow(now());
     const timer = setInterval(() => setNow(now()), tickMs);
     return () => clearInterval(timer);
   }, [tickMs]);

@@ -8,14 +8,15 @@ import { startCliDaemon } from "./cli_daemon.ts";
 const CONFIG = fileURLToPath(new URL("../../deno.json", import.meta.url));
 
 Deno.test("cliWorkingDirectory() is INIT_CWD when deno task set it, else Deno.cwd()", () => {
-  assert.equal(cliWorkingDirectory({ env: () => undefined }), Deno.cwd());
-  assert.equal(
-    cliWorkingDirectory({ env: (name) => name === "INIT_CWD" ? "/u" : undefined }),
-    "/u",
-  );
+  const here = Deno.cwd();
+  const initCwd = { env: (name: string) => name === "INIT_CWD" ? "/u" : undefined };
+  assert.equal(cliWorkingDirectory({ env: () => undefined }, here), here);
+  // deno task runs svc in the program's directory (the checkout): INIT_CWD is the user's.
+  assert.equal(cliWorkingDirectory(initCwd, here), "/u");
+  // Elsewhere INIT_CWD was only inherited (a child of a deno task): the cwd counts.
+  assert.equal(cliWorkingDirectory(initCwd, "/the/checkout"), here);
   // A relative INIT_CWD is not a directory anyone ran in: ignored.
-  assert.equal(cliWorkingDirectory({ env: () => "rel" }), Deno.cwd());
-  assert.equal(resolveCliPath({ env: () => "/u" }, "a/b"), "/u/a/b");
+  assert.equal(cliWorkingDirectory({ env: () => "rel" }, here), here);
   assert.equal(resolveCliPath({ env: () => "/u" }, "/abs"), "/abs");
 });
 
@@ -42,7 +43,9 @@ Deno.test("deno task svc sessions start resolves --project-root . against the us
         "out hi",
       ],
       cwd: user,
-      env: { NO_COLOR: "1", SVC_HOME: cli.home },
+      // As from a user's shell: an INIT_CWD of the deno task running these tests is not kept.
+      clearEnv: true,
+      env: { ...withoutInitCwd(Deno.env.toObject()), NO_COLOR: "1", SVC_HOME: cli.home },
       stdin: "null",
       stdout: "piped",
       stderr: "piped",
@@ -57,3 +60,8 @@ Deno.test("deno task svc sessions start resolves --project-root . against the us
     await removeTree(user);
   }
 });
+
+function withoutInitCwd(env: Record<string, string>): Record<string, string> {
+  const { INIT_CWD: _, ...rest } = env;
+  return rest;
+}

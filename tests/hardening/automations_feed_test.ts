@@ -3,7 +3,7 @@
  * an action changed (D19: "a small JSON object with ids"), not only the action.
  */
 import assert from "node:assert/strict";
-import { startTestDaemon } from "../helpers/daemon.ts";
+import { fixtureHarnesses, startTestDaemon } from "../helpers/daemon.ts";
 import { removeTree, tempHome } from "../helpers/home.ts";
 import { routineDefinition } from "../helpers/routine.ts";
 import { openSse } from "../helpers/sse.ts";
@@ -13,7 +13,11 @@ type Json = Record<string, any>;
 
 Deno.test("automations.changed on GET /stream carries the action and the routine ids (D19)", async () => {
   const codexHome = await tempHome(); // No legacy Codex automations.
-  await using t = await startTestDaemon({ codexHome, scheduler: false });
+  await using t = await startTestDaemon({
+    codexHome,
+    scheduler: false,
+    configJson: { harnesses: fixtureHarnesses() },
+  });
   const feed = await openSse(t.socket, "/stream");
   try {
     assert.equal(feed.status, 200);

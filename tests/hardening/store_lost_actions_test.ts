@@ -4,14 +4,17 @@
  * only the actions that would write answer 503 `store_unavailable`.
  */
 import assert from "node:assert/strict";
-import { startTestDaemon } from "../helpers/daemon.ts";
+import { fixtureHarnesses, startTestDaemon } from "../helpers/daemon.ts";
 import { routineDefinition } from "../helpers/routine.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = Record<string, any>;
 
 Deno.test("a lost store: read-only actions answer like GETs, mutating actions 503 (D24)", async (t) => {
-  await using d = await startTestDaemon({ scheduler: false });
+  await using d = await startTestDaemon({
+    scheduler: false,
+    configJson: { harnesses: fixtureHarnesses() },
+  });
   const act = (body: Json) => d.client.post<Json>("/actions", body);
   const created = await act({
     action: "svc.automations.create",

@@ -131,6 +131,7 @@ Deno.test("every automation action's success shape (C4.1, D10)", async () => {
     "nextDueAt",
     "stale",
     "status",
+    "warnings",
   ]);
   assert.equal(health.body.result.nextDueAt, null);
 
@@ -140,8 +141,14 @@ Deno.test("every automation action's success shape (C4.1, D10)", async () => {
   assert.equal(overview.body.result.truncated, false);
   const [nightly] = overview.body.result.routines;
   assert.deepEqual(
-    { ...nightly, name: undefined, runtime: undefined, lastRun: undefined },
-    { ...health.body.result, name: undefined, runtime: undefined, lastRun: undefined },
+    { ...nightly, name: undefined, runtime: undefined, lastRun: undefined, warnings: undefined },
+    {
+      ...health.body.result,
+      name: undefined,
+      runtime: undefined,
+      lastRun: undefined,
+      warnings: undefined,
+    },
   );
   assert.equal(nightly.lastRun.id, runs.body.result.runs[0].id);
   assert.equal(nightly.lastRun.status, "succeeded");

@@ -222,7 +222,17 @@ Deno.test("isolation outside a git repository is refused: a run fails, a launch 
     scheduler: false,
   });
   try {
+    // At create (issue 27 item 6): refused with the field named.
+    const refused = await t.client.post<AnyJson>("/actions", {
+      action: "svc.automations.create",
+      definition: routine("nogit", plain, "exit 0"),
+    });
+    assert.equal(refused.status, 400);
+    assert.equal(refused.body.error.details.field, "definition.isolation");
+    // A repository that is gone by the time the routine runs: the run fails.
+    await Deno.mkdir(`${plain}/.git`);
     await act(t, "svc.automations.create", { definition: routine("nogit", plain, "exit 0") });
+    await Deno.remove(`${plain}/.git`);
     const started = await t.client.post<AnyJson>("/actions", {
       action: "svc.automations.run",
       id: "nogit",

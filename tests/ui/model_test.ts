@@ -35,7 +35,7 @@ Deno.test("fleetState() names each state; working with no event for the threshol
 });
 
 Deno.test("fleetRows() puts live sessions first, then the newest event; filter matches fields", () => {
-  const store = new UiStore();
+  const store = new UiStore({ notifyIntervalMs: 0 });
   store.synced(fleetLists());
   const snapshot = store.snapshot();
   const options = { nowMs: NOW, stalledAfterMs: STALLED, showEnded: true, filter: "" };
@@ -54,7 +54,7 @@ Deno.test("fleetRows() puts live sessions first, then the newest event; filter m
 });
 
 Deno.test("attentionItems() orders approval, failed/stalled, finished turns; nextAttention wraps", () => {
-  const store = new UiStore();
+  const store = new UiStore({ notifyIntervalMs: 0 });
   store.synced(fleetLists());
   // Changes seen live while the user looks elsewhere: a failure and a finished turn.
   store.session(session({ id: "ses_01WORKING0000000000000000", activity: "idle", turns: 2 }));
@@ -89,7 +89,7 @@ Deno.test("nextRoutineDue() takes the earliest ACTIVE routine", () => {
 });
 
 Deno.test("UiStore keeps what it knows when the daemon goes away and says so; a restart is a banner", () => {
-  const store = new UiStore();
+  const store = new UiStore({ notifyIntervalMs: 0 });
   assert.equal(store.snapshot(), EMPTY_SNAPSHOT);
   store.synced(fleetLists());
   store.disconnected("No daemon answers");
@@ -106,7 +106,7 @@ Deno.test("UiStore keeps what it knows when the daemon goes away and says so; a 
 });
 
 Deno.test("UiStore counts new approvals once (the bell)", () => {
-  const store = new UiStore();
+  const store = new UiStore({ notifyIntervalMs: 0 });
   const lists = fleetLists();
   store.synced(lists);
   assert.equal(store.takeNewApprovals(), 1);

@@ -33,7 +33,7 @@ export interface Call {
 export type Answer = (call: Call) => { status: number; body: unknown };
 
 export function renderApp(lists: SyncedLists, options: { answer?: Answer; color?: boolean } = {}) {
-  const store = new UiStore();
+  const store = new UiStore({ notifyIntervalMs: 0 });
   store.synced(lists);
   const focus = new FocusStore();
   const calls: Call[] = [];

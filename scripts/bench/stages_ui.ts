@@ -1,0 +1,223 @@
+/**
+ * `svc ui`'s budgets (D25), measured on the real App in its own process
+ * (scripts/bench/ui_probe.tsx) against a real daemon:
+ *
+ * - first full frame with 1,000 sessions in the store (goal ≤ 300 ms), against
+ *   a bare Ink app's first frame (the floor: Deno, Ink and React starting);
+ * - an event committed for the session in focus on screen, p99 (goal ≤ 100 ms),
+ *   against a bare SSE reader of the same session in the same run;
+ * - CPU and RSS with 50 live sessions writing 1,000 lines/s in total (goals
+ *   ≤ 25 % of one core, ≤ 150 MiB), against the bare Ink app;
+ * - CPU over 60 s idle (goal ≈ 0: under 1 % of one core).
+ */
+import { join } from "node:path";
+import { isoTime } from "../../src/clock.ts";
+import { newId } from "../../src/ids.ts";
+import { openDatabase } from "../../src/store/db.ts";
+import { SessionsStore } from "../../src/store/sessions_store.ts";
+import { type BenchContext, harnessConfig, launch, makeHome, projectDir } from "./context.ts";
+import { UnixHttpClient } from "./http_client.ts";
+import { cpuSeconds } from "./load.ts";
+import { residentBytes, startSvc } from "./processes.ts";
+import { type Figure, figure, median, percentile } from "./report.ts";
+import { seededSessionRow } from "./seed_rows.ts";
+import { SseConnection } from "./sse_client.ts";
+
+const PROBE = new URL("./ui_probe.tsx", import.meta.url).pathname;
+const SEEDED_SESSIONS = 1000;
+const MIB = 1024 * 1024;
+
+/** Seeds `count` ended sessions into a new home's store (the daemon adopts it at start). */
+function seedSessions(home: string, count: number): void {
+  const db = openDatabase(join(home, "svc.db"));
+  try {
+    const sessions = new SessionsStore(db);
+    const baseMs = Date.parse("2026-11-01T00:00:00.000Z");
+    for (let i = 0; i < count; i++) {
+      const atMs = baseMs + i * 60_000;
+      sessions.insert(seededSessionRow(newId("ses", atMs), isoTime(atMs)));
+    }
+  } finally {
+    db.close();
+  }
+}
+
+/** Runs the probe and parses its JSON line; `watch` sees its pid while it runs. */
+async function probe<T>(
+  ctx: BenchContext,
+  args: string[],
+  watch?: (pid: number) => Promise<void>,
+): Promise<T> {
+  const process = ctx.registry.spawn("ui probe", Deno.execPath(), [
+    "run",
+    "--allow-all",
+    PROBE,
+    ...args,
+  ], { stdout: "piped", env: { NO_COLOR: "" } });
+  const output = new Response(process.child.stdout).text();
+  const watching = watch?.(process.child.pid);
+  const status = await process.exited;
+  await watching;
+  if (!status.success) throw new Error(`ui probe ${args[0]} failed:\n${process.stderr()}`);
+  return JSON.parse((await output).trim().split("\n").at(-1)!) as T;
+}
+
+/** CPU share of one core and peak RSS of `pid` over `ms`, sampled after `settleMs`. */
+async function usage(pid: number, settleMs: number, ms: number) {
+  await new Promise((resolve) => setTimeout(resolve, settleMs));
+  const before = cpuSeconds(pid) ?? NaN;
+  const started = performance.now();
+  let peak = 0;
+  while (performance.now() - started < ms) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    peak = Math.max(peak, residentBytes(pid) ?? 0);
+  }
+  const cpu = (cpuSeconds(pid) ?? NaN) - before;
+  return { coreShare: cpu / ((performance.now() - started) / 1000), peakRss: peak };
+}
+
+export async function uiBudgets(ctx: BenchContext): Promise<Figure[]> {
+  const home = await makeHome(ctx, "ui", harnessConfig(ctx));
+  seedSessions(home, SEEDED_SESSIONS);
+  const svc = await startSvc(ctx.registry, home, { cpuProfDir: ctx.cpuProfDir ?? undefined });
+  const client = await UnixHttpClient.connect(svc.socket);
+  const project = await projectDir(ctx);
+  const runs = ctx.quick ? 1 : 3;
+  const loadMs = ctx.quick ? 5_000 : 20_000;
+  const idleMs = ctx.quick ? 10_000 : 60_000;
+  try {
+    // 1. First full frame.
+    const frames: number[] = [];
+    const bareFrames: number[] = [];
+    for (let run = 0; run < runs; run++) {
+      frames.push((await probe<{ firstFrameMs: number }>(ctx, ["frame", svc.socket])).firstFrameMs);
+      bareFrames.push((await probe<{ firstFrameMs: number }>(ctx, ["bare", "200"])).firstFrameMs);
+    }
+    ctx.log(`ui: first frame ${frames.map((ms) => ms.toFixed(0)).join(", ")} ms`);
+
+    // 2. Commit → on screen for the session in focus, beside a bare SSE reader.
+    const ticks = ctx.quick ? 150 : 400;
+    const sessionId = await launch(client, {
+      projectRoot: project,
+      harness: "ticker",
+      prompt: `${ticks} 20`,
+    });
+    const sse = await SseConnection.open(svc.socket, `/api/v1/sessions/${sessionId}/events/stream`);
+    const sseLatencies: number[] = [];
+    const reading = sse.readAll((received, at) => {
+      for (const frame of received) {
+        for (const match of frame.data.matchAll(/tick (\d+) (\d+\.\d+)/g)) {
+          sseLatencies.push(at - Number(match[2]));
+        }
+      }
+    });
+    const shown = await probe<{ latencies: number[] }>(ctx, [
+      "latency",
+      svc.socket,
+      sessionId,
+      String(ticks * 20 + 1500),
+    ]);
+    await reading.catch(() => {});
+    const uiLatencies = shown.latencies.slice(5);
+
+    // 3. 50 live sessions, 1,000 lines/s in total, with the fleet on screen.
+    const lines = Math.ceil((loadMs + 10_000) / 50);
+    for (let i = 0; i < 50; i++) {
+      await launch(client, { projectRoot: project, harness: "ticker", prompt: `${lines} 50` });
+    }
+    let loaded = { coreShare: NaN, peakRss: NaN };
+    await probe(ctx, ["run", svc.socket, String(loadMs + 3000)], async (pid) => {
+      loaded = await usage(pid, 2500, loadMs);
+    });
+    let bareLoad = { coreShare: NaN, peakRss: NaN };
+    await probe(ctx, ["bare", String(loadMs + 3000)], async (pid) => {
+      bareLoad = await usage(pid, 2500, loadMs);
+    });
+    await waitForQuiet(client);
+
+    // 4. Idle: nothing runs, the fleet is on screen.
+    let idle = { coreShare: NaN, peakRss: NaN };
+    await probe(ctx, ["run", svc.socket, String(idleMs + 3000)], async (pid) => {
+      idle = await usage(pid, 2500, idleMs);
+    });
+    ctx.log(
+      `ui: commit → screen p99 ${percentile(uiLatencies, 99).toFixed(1)} ms (SSE ${
+        percentile(sseLatencies, 99).toFixed(1)
+      }), load ${(loaded.coreShare * 100).toFixed(1)} % ${
+        (loaded.peakRss / MIB).toFixed(0)
+      } MiB, ` +
+        `idle ${(idle.coreShare * 100).toFixed(2)} %`,
+    );
+    return [
+      figure({
+        id: "ui_first_frame_ms",
+        label: `svc ui first full frame, ${SEEDED_SESSIONS} sessions in the store (median)`,
+        unit: "ms",
+        better: "lower",
+        svc: median(frames),
+        baseline: median(bareFrames),
+        baselineLabel: "a bare Ink app's first frame",
+        target: { on: "svc", op: "<=", value: 300 },
+        details: { runs: frames, baselineRuns: bareFrames },
+      }),
+      figure({
+        id: "ui_commit_to_screen_p99_ms",
+        label: "svc ui: an event of the session in focus on screen, p99",
+        unit: "ms",
+        better: "lower",
+        svc: percentile(uiLatencies, 99),
+        baseline: percentile(sseLatencies, 99),
+        baselineLabel: "a bare SSE reader of the same session",
+        target: { on: "svc", op: "<=", value: 100 },
+        details: {
+          ticks: uiLatencies.length,
+          p50: percentile(uiLatencies, 50),
+          baselineP50: percentile(sseLatencies, 50),
+        },
+      }),
+      figure({
+        id: "ui_load_cpu_percent",
+        label: "svc ui CPU, 50 live sessions writing 1,000 lines/s in total (% of one core)",
+        unit: "%",
+        better: "lower",
+        svc: loaded.coreShare * 100,
+        baseline: bareLoad.coreShare * 100,
+        baselineLabel: "a bare Ink app",
+        target: { on: "svc", op: "<=", value: 25 },
+      }),
+      figure({
+        id: "ui_load_rss_mib",
+        label: "svc ui peak RSS under that load",
+        unit: "MiB",
+        better: "lower",
+        svc: loaded.peakRss / MIB,
+        baseline: bareLoad.peakRss / MIB,
+        baselineLabel: "a bare Ink app",
+        target: { on: "svc", op: "<=", value: 150 },
+      }),
+      figure({
+        id: "ui_idle_cpu_percent",
+        label: `svc ui CPU over ${idleMs / 1000} s idle (% of one core)`,
+        unit: "%",
+        better: "lower",
+        svc: idle.coreShare * 100,
+        baseline: bareLoad.coreShare * 100,
+        baselineLabel: "a bare Ink app",
+        target: { on: "svc", op: "<=", value: 1 },
+      }),
+    ];
+  } finally {
+    client.close();
+    await svc.stop();
+  }
+}
+
+/** Waits (at most 60 s) until no session runs. */
+async function waitForQuiet(client: UnixHttpClient): Promise<void> {
+  const deadline = performance.now() + 60_000;
+  while (performance.now() < deadline) {
+    const live = await client.json<unknown[]>("GET", "/api/v1/sessions?status=running&limit=1000");
+    if (live.length === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
