@@ -53,7 +53,8 @@ async function probe<T>(
     "--allow-all",
     PROBE,
     ...args,
-  ], { stdout: "piped", env: { NO_COLOR: "" } });
+    // As `svc ui` runs React: its production build (src/cli/ui.ts).
+  ], { stdout: "piped", env: { NO_COLOR: "", NODE_ENV: "production" } });
   const output = new Response(process.child.stdout).text();
   const watching = watch?.(process.child.pid);
   const status = await process.exited;

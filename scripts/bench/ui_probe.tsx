@@ -120,13 +120,16 @@ async function firstFrame(socket: string): Promise<unknown> {
 async function latency(socket: string, sessionId: string, durationMs: number): Promise<unknown> {
   const firstSeen = new Map<number, number>();
   const latencies: number[] = [];
+  /** Ticks written before the session was on screen arrive as its history: not counted. */
+  let followingSince = Infinity;
   const ui = mount(socket, (chunk) => {
     const now = performance.timeOrigin + performance.now();
     for (const match of chunk.matchAll(/tick (\d+) (\d+\.\d+)/g)) {
       const n = Number(match[1]);
       if (firstSeen.has(n)) continue;
       firstSeen.set(n, now);
-      latencies.push(now - Number(match[2]));
+      const written = Number(match[2]);
+      if (written >= followingSince) latencies.push(now - written);
     }
   });
   const deadline = Date.now() + 10_000;
@@ -138,6 +141,8 @@ async function latency(socket: string, sessionId: string, durationMs: number): P
   // The only live session is the fleet's first row: Enter opens it, as a user would.
   await sleep(200);
   ui.keyboard.press("\r");
+  await sleep(1000);
+  followingSince = performance.timeOrigin + performance.now();
   await sleep(durationMs);
   await ui.close();
   return { latencies };

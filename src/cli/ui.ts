@@ -36,6 +36,9 @@ Needs a terminal; for a line per change that scripts can read, use svc watch.`,
     }
     const config = loadConfig(homePaths(resolveCliHome(values.home, io)).config);
     const { client } = await connect(values.home, io);
+    // React's development build costs the UI several times the CPU of its production one
+    // (measured: most of a busy fleet's frames went to its dev-only bookkeeping).
+    if (io.env("NODE_ENV") === undefined) Deno.env.set("NODE_ENV", "production");
     // Loaded here only: Ink and React cost the other commands (and the daemon) nothing.
     const { runUi } = await import("../ui/run.tsx");
     try {

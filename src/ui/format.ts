@@ -1,4 +1,5 @@
 /** Small pure formatters of `svc ui`: ages, counts, money, widths. */
+import stringWidth from "string-width";
 import { terminalSafe } from "../cli/terminal_text.ts";
 import type { FleetState } from "./model.ts";
 
@@ -78,3 +79,24 @@ export const STATE_STYLE: Record<FleetState, { glyph: string; color: string }> =
   orphaned: { glyph: "?", color: "gray" },
   ended: { glyph: "·", color: "gray" },
 };
+
+/**
+ * `text` in exactly `width` terminal columns: cut with `…` when longer (wide
+ * characters and emoji measured as the terminal shows them), padded with
+ * spaces when shorter. Rows built from these are one line of text, which
+ * Ink lays out far faster than a box per cell (a busy fleet redraws often).
+ */
+export function fit(text: string, width: number): string {
+  if (width <= 0) return "";
+  const measured = stringWidth(text);
+  if (measured <= width) return text + " ".repeat(width - measured);
+  let out = "";
+  let used = 0;
+  for (const char of text) {
+    const charWidth = stringWidth(char);
+    if (used + charWidth > width - 1) break;
+    out += char;
+    used += charWidth;
+  }
+  return out + "…" + " ".repeat(Math.max(0, width - used - 1));
+}

@@ -1,8 +1,13 @@
-/** View 1, the fleet (D25): one row per session, live first, with its state glyph. */
+/**
+ * View 1, the fleet (D25): one row per session, live first, with its state
+ * glyph. Each row is one line of text cut to its columns (`fit`), not a box
+ * per cell: with 50 busy sessions the fleet redraws several times a second.
+ */
 import { Box, Text } from "ink";
 import {
   age,
   basename,
+  fit,
   money,
   safeLine,
   STATE_STYLE,
@@ -10,8 +15,19 @@ import {
   uniquePrefixLength,
 } from "../format.ts";
 import type { FleetRow } from "../model.ts";
-import { Cell, Empty, Row, windowOf } from "./cells.tsx";
+import { Empty, windowOf } from "./cells.tsx";
 import { useTint } from "./theme.ts";
+
+/** The columns of the fleet at `width`: project and branch only on a wide terminal. */
+function columns(width: number, idWidth: number) {
+  const wide = width >= 110;
+  const fixed = { id: idWidth, state: 11, harness: 8, turns: 5, tokens: 6, cost: 7, last: 4 };
+  const project = wide ? 14 : 0;
+  const branch = wide ? 16 : 0;
+  const gaps = 8 + (wide ? 2 : 0);
+  const used = Object.values(fixed).reduce((sum, n) => sum + n, 0) + project + branch + gaps + 1;
+  return { ...fixed, project, branch, title: Math.max(8, width - used) };
+}
 
 export function FleetView(
   props: {
@@ -26,8 +42,41 @@ export function FleetView(
   },
 ) {
   const tint = useTint();
-  const wide = props.width >= 110;
-  const idWidth = uniquePrefixLength(props.rows.map((row) => row.session.id));
+  const width = columns(props.width, uniquePrefixLength(props.rows.map((row) => row.session.id)));
+  const line = (fields: {
+    id: string;
+    harness: string;
+    title: string;
+    project: string;
+    turns: string;
+    tokens: string;
+    cost: string;
+    branch: string;
+    last: string;
+  }) => ({
+    before: `${fit(fields.id, width.id)} `,
+    after: [
+      fit(fields.harness, width.harness),
+      fit(fields.title, width.title),
+      ...(width.project > 0 ? [fit(fields.project, width.project)] : []),
+      fit(fields.turns, width.turns),
+      fit(fields.tokens, width.tokens),
+      fit(fields.cost, width.cost),
+      ...(width.branch > 0 ? [fit(fields.branch, width.branch)] : []),
+      fit(fields.last, width.last),
+    ].join(" "),
+  });
+  const header = line({
+    id: "ID",
+    harness: "HARNESS",
+    title: "TITLE",
+    project: "PROJECT",
+    turns: "TURNS",
+    tokens: "TOKENS",
+    cost: "COST",
+    branch: "BRANCH",
+    last: "LAST",
+  });
   const [start, end] = windowOf(props.rows.length, props.selected, Math.max(1, props.height - 2));
   return (
     <Box flexDirection="column">
@@ -38,36 +87,33 @@ export function FleetView(
             props.showEnded ? " (ended shown: a)" : " live (a: show ended)"
           }${props.filter ? ` · filter "${props.filter}"` : ""}`}
       </Text>
-      <Row>
-        <Cell width={idWidth} dim>ID</Cell>
-        <Cell width={11} dim>STATE</Cell>
-        <Cell width={8} dim>HARNESS</Cell>
-        <Cell grow dim>TITLE</Cell>
-        {wide && <Cell width={14} dim>PROJECT</Cell>}
-        <Cell width={5} dim>TURNS</Cell>
-        <Cell width={6} dim>TOKENS</Cell>
-        <Cell width={7} dim>COST</Cell>
-        {wide && <Cell width={16} dim>BRANCH</Cell>}
-        <Cell width={4} dim>LAST</Cell>
-      </Row>
+      <Text dimColor wrap="truncate-end">
+        {` ${header.before}${fit("STATE", width.state)} ${header.after}`}
+      </Text>
       {props.rows.length === 0 && <Empty>No sessions. c starts one.</Empty>}
       {props.rows.slice(start, end).map((row, index) => {
         const { session } = row;
         const style = STATE_STYLE[row.state];
         const used = (session.usage?.inputTokens ?? 0) + (session.usage?.outputTokens ?? 0);
+        const selected = start + index === props.selected;
+        const text = line({
+          id: session.id,
+          harness: safeLine(session.harness),
+          title: safeLine(session.title),
+          project: safeLine(basename(session.project_root)),
+          turns: String(session.turns),
+          tokens: session.usage ? tokens(used) : "-",
+          cost: money(session.usage?.costUsd),
+          branch: safeLine(session.worktree?.branch ?? ""),
+          last: age(row.lastEventAt, props.nowMs),
+        });
         return (
-          <Row key={session.id} selected={start + index === props.selected}>
-            <Cell width={idWidth}>{session.id.slice(0, idWidth)}</Cell>
-            <Cell width={11} color={tint(style.color)}>{`${style.glyph} ${row.state}`}</Cell>
-            <Cell width={8}>{safeLine(session.harness)}</Cell>
-            <Cell grow>{safeLine(session.title)}</Cell>
-            {wide && <Cell width={14}>{safeLine(basename(session.project_root))}</Cell>}
-            <Cell width={5}>{String(session.turns)}</Cell>
-            <Cell width={6}>{session.usage ? tokens(used) : "-"}</Cell>
-            <Cell width={7}>{money(session.usage?.costUsd)}</Cell>
-            {wide && <Cell width={16}>{safeLine(session.worktree?.branch ?? "")}</Cell>}
-            <Cell width={4}>{age(row.lastEventAt, props.nowMs)}</Cell>
-          </Row>
+          <Text key={session.id} wrap="truncate-end">
+            <Text inverse={selected}>{selected ? "›" : " "}</Text>
+            {text.before}
+            <Text color={tint(style.color)}>{fit(`${style.glyph} ${row.state}`, width.state)}</Text>
+            {` ${text.after}`}
+          </Text>
         );
       })}
     </Box>
