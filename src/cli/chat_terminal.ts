@@ -6,7 +6,10 @@
  * arrive one by one, Ctrl-C still signals) and keeps a prompt line at the
  * bottom: transcript lines are printed above it and it is redrawn after
  * them. While a permission request is asked, its question is the prompt
- * and one key (y, n, a) on an empty line answers it. Otherwise it reads
+ * and one key (y, n, a) on an empty line answers it. SIGTERM, SIGHUP and
+ * SIGQUIT restore the terminal before the process exits (128 + the signal's
+ * number); Ctrl-Z (SIGTSTP) restores it before stopping and SIGCONT re-arms
+ * cbreak and the prompt (issue 27 item 2). Otherwise it reads
  * stdin line by line and prints plain text: no prompt, no cursor movement,
  * and colour only as `useColor` allows.
  */
@@ -25,6 +28,8 @@ const BRACKETED_PASTE_OFF = "\x1b[?2004l";
 const ERASE_FROM_LINE_START = "\r\x1b[J";
 /** While a question is asked, these keys on an empty line answer it: the lines they stand for. */
 const ANSWER_KEYS = new Map([["y", "/allow"], ["n", "/deny"], ["a", "/always"]]);
+/** Signals that end an interactive chat, with the exit code a shell reports for each. */
+const EXIT_SIGNALS = [["SIGTERM", 143], ["SIGHUP", 129], ["SIGQUIT", 131]] as const;
 
 /** Inputs in arrival order, handed to whoever waits for the next one. */
 export class InputQueue {
@@ -127,13 +132,48 @@ export function openTerminal(io: Io): ChatTerminal {
     write();
     drawPrompt();
   };
+  /** Cbreak mode and bracketed paste: on open, and again after a stop. */
+  const armTerminal = () => {
+    Deno.stdin.setRaw(true, { cbreak: true });
+    io.write(BRACKETED_PASTE_ON);
+  };
+  /** The terminal as the shell left it: on close, on a stop, and before a signal ends us. */
+  const restoreTerminal = () => {
+    erasePrompt();
+    io.write(BRACKETED_PASTE_OFF);
+    try {
+      Deno.stdin.setRaw(false);
+    } catch {
+      // stdin is gone (SIGHUP): nothing to restore.
+    }
+  };
+  const signalListeners: Array<[Deno.Signal, () => void]> = [];
+  if (interactive) {
+    for (const [signal, code] of EXIT_SIGNALS) {
+      signalListeners.push([signal, () => {
+        restoreTerminal();
+        Deno.exit(code);
+      }]);
+    }
+    // Handling SIGTSTP replaces the default stop: restore, then stop for real.
+    signalListeners.push(["SIGTSTP", () => {
+      restoreTerminal();
+      Deno.kill(Deno.pid, "SIGSTOP");
+    }]);
+    signalListeners.push(["SIGCONT", () => {
+      if (!open) return;
+      armTerminal();
+      // A stop through SIGTSTP erased the prompt; `kill -STOP` left it drawn.
+      if (promptRows === 0) drawPrompt();
+    }]);
+    for (const [signal, listener] of signalListeners) Deno.addSignalListener(signal, listener);
+  }
 
   const reader = Deno.stdin.readable.getReader();
   const reading = (async () => {
     const decoder = new TextDecoder();
     if (interactive) {
-      Deno.stdin.setRaw(true, { cbreak: true });
-      io.write(BRACKETED_PASTE_ON);
+      armTerminal();
       drawPrompt();
     }
     const splitter = new LineSplitter();
@@ -220,15 +260,10 @@ export function openTerminal(io: Io): ChatTerminal {
       if (!open) return;
       open = false;
       Deno.removeSignalListener("SIGINT", onInterrupt);
-      if (interactive) {
-        erasePrompt();
-        io.write(BRACKETED_PASTE_OFF);
-        try {
-          Deno.stdin.setRaw(false);
-        } catch {
-          // stdin is gone: nothing to restore.
-        }
+      for (const [signal, listener] of signalListeners) {
+        Deno.removeSignalListener(signal, listener);
       }
+      if (interactive) restoreTerminal();
       reader.cancel().catch(() => {});
     },
   };
