@@ -31,26 +31,36 @@ const ANSWER_KEYS = new Map([["y", "/allow"], ["n", "/deny"], ["a", "/always"]])
 /** Signals that end an interactive chat, with the exit code a shell reports for each. */
 const EXIT_SIGNALS = [["SIGTERM", 143], ["SIGHUP", 129], ["SIGQUIT", 131]] as const;
 
-/** Inputs in arrival order, handed to whoever waits for the next one. */
+/**
+ * Inputs in arrival order, handed to whoever waits for the next one. A
+ * reader may take interrupts only, leaving lines and the end queued.
+ */
 export class InputQueue {
   #items: ChatInput[] = [];
-  #waiters: Array<(input: ChatInput) => void> = [];
+  #waiters: Array<{ interruptsOnly: boolean; take: (input: ChatInput) => void }> = [];
 
   push(input: ChatInput): void {
-    const waiter = this.#waiters.shift();
-    if (waiter) waiter(input);
-    else this.#items.push(input);
+    const index = this.#waiters.findIndex((w) => !w.interruptsOnly || input.type === "interrupt");
+    if (index < 0) {
+      this.#items.push(input);
+      return;
+    }
+    const [waiter] = this.#waiters.splice(index, 1);
+    waiter.take(input);
   }
 
-  /** The next input; null when `signal` aborts first. */
-  next(signal?: AbortSignal): Promise<ChatInput | null> {
-    const item = this.#items.shift();
-    if (item) return Promise.resolve(item);
+  /** The next input (with `interruptsOnly`: the next interrupt); null when `signal` aborts first. */
+  next(signal?: AbortSignal, { interruptsOnly = false } = {}): Promise<ChatInput | null> {
+    const index = this.#items.findIndex((item) => !interruptsOnly || item.type === "interrupt");
+    if (index >= 0) return Promise.resolve(this.#items.splice(index, 1)[0]);
     if (signal?.aborted) return Promise.resolve(null);
     return new Promise((resolve) => {
-      const waiter = (input: ChatInput) => {
-        signal?.removeEventListener("abort", abort);
-        resolve(input);
+      const waiter = {
+        interruptsOnly,
+        take: (input: ChatInput) => {
+          signal?.removeEventListener("abort", abort);
+          resolve(input);
+        },
       };
       const abort = () => {
         this.#waiters = this.#waiters.filter((w) => w !== waiter);
@@ -219,7 +229,7 @@ export function openTerminal(io: Io): ChatTerminal {
   return {
     interactive,
     color,
-    next: (signal) => queue.next(signal),
+    next: (signal, options) => queue.next(signal, options),
     print(pieces) {
       if (pieces.length === 0) return;
       printLines(() => {
