@@ -6,6 +6,7 @@ import { openTerminal } from "./chat_terminal.ts";
 import { type Command, EXIT, UsageError } from "./command.ts";
 import { withClient } from "./connect.ts";
 import { describeError } from "./output.ts";
+import { approvalsOption } from "./sessions.ts";
 
 /** Exit code when Ctrl-C leaves before a session started: 128 + SIGINT. */
 const EXIT_INTERRUPTED = 130;
@@ -15,7 +16,8 @@ export const chatCommand: Command = {
   name: "chat",
   summary: "Start a conversation with an agent in this terminal",
   usage: `Usage: svc chat --harness ID [--project-root DIR] [--cwd DIR] [--model M]
-                [--title T] [--worktree] [--home DIR] [PROMPT...]
+                [--title T] [--worktree] [--approvals ask|allow|deny] [--home DIR]
+                [PROMPT...]
 
 Starts a session of harness ID and shows its transcript as the agent works;
 each line typed is the next turn (sent at once when the agent is idle, queued
@@ -39,7 +41,9 @@ Options:
   --model M           the model to ask the harness for
   --title T           the session's title (default: the prompt's first line)
   --worktree          work in a new git worktree of the repository, leaving your
-                      checkout untouched (see "svc worktrees")`,
+                      checkout untouched (see "svc worktrees")
+  --approvals P       how permission requests are answered: ask (in the chat),
+                      allow or deny (default: the config's approvals.interactive)`,
   async run(args, io) {
     const { values, positionals } = parseCommandArgs(args, {
       home: CLIENT_OPTIONS.home,
@@ -49,9 +53,11 @@ Options:
       model: { type: "string" },
       title: { type: "string" },
       worktree: { type: "boolean" },
+      approvals: { type: "string" },
     }, { positionals: Infinity });
     const harness = values.harness;
     if (harness === undefined) throw new UsageError('Missing "--harness ID"');
+    const approvals = approvalsOption(values.approvals);
     const projectRoot = values["project-root"] === undefined
       ? await Deno.realPath(Deno.cwd())
       : resolve(values["project-root"]);
@@ -62,6 +68,7 @@ Options:
       ...(values.model !== undefined && { model: values.model }),
       ...(values.title !== undefined && { title: values.title }),
       ...(values.worktree && { isolation: "worktree" }),
+      ...(approvals !== undefined && { approvals }),
     };
     return await withClient(values.home, io, async (client) => {
       // No daemon: exit 3 now, before anyone types a prompt.

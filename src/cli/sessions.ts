@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { APPROVAL_POLICIES, type ApprovalPolicy } from "../approvals/broker.ts";
 import { SESSION_STATUSES, type SessionRecord } from "../store/sessions_store.ts";
 import { CLIENT_OPTIONS, parseCommandArgs, requireId } from "./args.ts";
 import { type Command, type Io, pickSubcommand, type Subcommand, UsageError } from "./command.ts";
@@ -9,10 +10,10 @@ import { terminalSafe } from "./terminal_text.ts";
 
 const KILL_SIGNALS = ["SIGTERM", "SIGKILL"];
 
-/** `svc sessions list|start|show|input|kill` (D1, D7). */
+/** `svc sessions list|start|show|input|interrupt|close|kill` (D1, D7). */
 export const sessionsCommand: Command = {
   name: "sessions",
-  summary: "List, start, show, send input to and kill sessions",
+  summary: "List, start, show, send input to, interrupt, close and kill sessions",
   usage: `Usage: svc sessions <subcommand> [options]
 
 Subcommands:
@@ -20,17 +21,24 @@ Subcommands:
       Sessions, newest first (at most N, default 100). S: running, completed,
       failed, killed, orphaned.
   start --project-root DIR --harness ID [--cwd DIR] [--model M] [--title T]
-        [--worktree] [--follow] (PROMPT... | --prompt-file FILE | -)
+        [--worktree] [--approvals ask|allow|deny] [--follow]
+        (PROMPT... | --prompt-file FILE | -)
       Launches a session and prints its id. The prompt is the arguments joined
       by spaces, the contents of FILE, or stdin with "-". --worktree runs it in
       a new git worktree of the repository (branch svc/session/ID, see
-      "svc worktrees"); your checkout is not touched. --follow then prints
-      its events until it ends, like "svc events ID --follow".
+      "svc worktrees"); your checkout is not touched. --approvals sets how
+      the agent's permission requests are answered (default: the config's
+      approvals.interactive). --follow then prints its events until it
+      ends, like "svc events ID --follow".
   show ID
       The session record, one "key: value" line per field.
   input ID TEXT... [--no-newline]
       Writes TEXT (the arguments joined by spaces) and a newline to the
       session's stdin; --no-newline leaves the newline out.
+  interrupt ID
+      Cancels a conversation's current turn; the session stays live.
+  close ID
+      Ends a conversation once the agent is idle (closes a raw session's stdin).
   kill ID [--signal SIGTERM|SIGKILL]
       Signals the session's process group (default SIGTERM, SIGKILL after 5s).
 
@@ -46,6 +54,8 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
   start: startSession,
   show: showSession,
   input: sendInput,
+  interrupt: (args, io) => postToSession("interrupt", args, io),
+  close: (args, io) => postToSession("close", args, io),
   kill: killSession,
 };
 
@@ -89,10 +99,12 @@ async function startSession(args: string[], io: Io): Promise<number> {
     "prompt-file": { type: "string" },
     follow: { type: "boolean" },
     worktree: { type: "boolean" },
+    approvals: { type: "string" },
   }, { positionals: Infinity });
   const projectRoot = values["project-root"];
   if (projectRoot === undefined) throw new UsageError('Missing "--project-root DIR"');
   if (values.harness === undefined) throw new UsageError('Missing "--harness ID"');
+  const approvals = approvalsOption(values.approvals);
   const prompt = await readPrompt(positionals, values["prompt-file"]);
   const request = {
     projectRoot: resolve(projectRoot),
@@ -102,6 +114,7 @@ async function startSession(args: string[], io: Io): Promise<number> {
     ...(values.model !== undefined && { model: values.model }),
     ...(values.title !== undefined && { title: values.title }),
     ...(values.worktree && { isolation: "worktree" }),
+    ...(approvals !== undefined && { approvals }),
   };
   return await withClient(values.home, io, async (client) => {
     const response = await client.post<SessionRecord>("/sessions", request);
@@ -149,6 +162,39 @@ async function sendInput(args: string[], io: Io): Promise<number> {
     const bytes = new TextEncoder().encode(data).length;
     return printResponse(io, response, values.json, () => `Sent ${bytes} bytes to ${sessionId}`);
   });
+}
+
+/** `svc sessions interrupt|close ID`: one body-less POST to the session. */
+async function postToSession(
+  route: "interrupt" | "close",
+  args: string[],
+  io: Io,
+): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, CLIENT_OPTIONS, { positionals: 1 });
+  const sessionId = requireId(positionals, "session");
+  return await withClient(values.home, io, async (client) => {
+    const response = await client.post(`${sessionPath(sessionId)}/${route}`, {});
+    return printResponse(
+      io,
+      response,
+      values.json,
+      () =>
+        route === "interrupt"
+          ? `Interrupted the current turn of ${sessionId}`
+          : `Closing ${sessionId}: it ends once the agent is idle`,
+    );
+  });
+}
+
+/** `--approvals`: one of the policies of D18, or a usage error. */
+export function approvalsOption(value: string | undefined): ApprovalPolicy | undefined {
+  if (value === undefined) return undefined;
+  if (!(APPROVAL_POLICIES as readonly string[]).includes(value)) {
+    throw new UsageError(
+      `"--approvals" must be one of ${APPROVAL_POLICIES.join(", ")}, got "${value}"`,
+    );
+  }
+  return value as ApprovalPolicy;
 }
 
 async function killSession(args: string[], io: Io): Promise<number> {
