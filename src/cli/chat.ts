@@ -92,7 +92,8 @@ Options:
         const session = response.body;
         terminal.notice(
           terminal.interactive
-            ? `Session ${session.id} (${session.harness}, ${session.protocol}): /help lists commands`
+            ? `Session ${session.id} · harness ${session.harness} · protocol ${session.protocol}: ` +
+              "/help lists commands"
             : `session ${session.id}`,
         );
         return await converse(client, session, terminal, { home: values.home });
