@@ -73,6 +73,11 @@ export class Runner {
       routineId: routine.id,
       sessionId: launched.sessionId,
     });
+    this.#options.log.info("Run started", {
+      runId: run.id,
+      routineId: routine.id,
+      sessionId: launched.sessionId,
+    });
     const tracking = this.#track(run.id, routine, launched.sessionId, launched.ended);
     this.#tracking.add(tracking);
     tracking.finally(() => this.#tracking.delete(tracking));
@@ -203,6 +208,12 @@ export class Runner {
       sessionId: ended.sessionId,
       status: ended.status,
       resultPath: delivery?.status === "delivered" ? delivery.path : null,
+    });
+    this.#options.log.info("Run ended", {
+      runId,
+      routineId: ended.routineId,
+      sessionId: ended.sessionId,
+      status: ended.status,
     });
     return ended;
   }

@@ -90,6 +90,12 @@ Options:
           return EXIT.refused;
         }
         const session = response.body;
+        if (session.worktree !== null) {
+          terminal.notice(
+            `Worktree ${session.worktree.path} (branch ${session.worktree.branch}); ` +
+              "your checkout is untouched",
+          );
+        }
         terminal.notice(
           terminal.interactive
             ? `Session ${session.id} · harness ${session.harness} · protocol ${session.protocol}: ` +

@@ -19,7 +19,9 @@ export const sessionsCommand: Command = {
 Subcommands:
   list [--status S] [--limit N]
       Sessions, newest first (at most N, default 100). S: running, completed,
-      failed, killed, orphaned.
+      failed, killed, orphaned. ACTIVITY is what a conversation's agent is
+      doing: starting, working, waiting approval, idle ("-" for a raw or
+      ended session).
   start --project-root DIR --harness ID [--cwd DIR] [--model M] [--title T]
         [--worktree] [--approvals ask|allow|deny] [--follow]
         (PROMPT... | --prompt-file FILE | -)
@@ -82,8 +84,15 @@ async function listSessions(args: string[], io: Io): Promise<number> {
     const response = await client.get<SessionRecord[]>(`/sessions${search}`);
     return printResponse(io, response, values.json, (sessions) =>
       table(
-        ["ID", "STATUS", "HARNESS", "CREATED", "TITLE"],
-        sessions.map((s) => [s.id, s.status, s.harness, s.created_at, s.title]),
+        ["ID", "STATUS", "ACTIVITY", "HARNESS", "CREATED", "TITLE"],
+        sessions.map((s) => [
+          s.id,
+          s.status,
+          s.activity?.replaceAll("_", " ") ?? "-",
+          s.harness,
+          s.created_at,
+          s.title,
+        ]),
       ));
   });
 }
