@@ -185,6 +185,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         }),
       timeoutMs: () => config.approvals.timeoutSeconds * 1000,
       onPending: (approval) => {
+        // The tool's name only: its summary quotes the command, which may hold a secret.
+        log.info("Approval asked", {
+          sessionId: approval.sessionId,
+          requestId: approval.requestId,
+          tool: approval.tool,
+        });
         feed.publish("approval.requested", {
           sessionId: approval.sessionId,
           requestId: approval.requestId,
@@ -197,13 +203,16 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           SVC_SUMMARY: approval.summary,
         });
       },
-      onResolved: (approval, decision) =>
-        feed.publish("approval.resolved", {
+      onResolved: (approval, decision) => {
+        const resolved = {
           sessionId: approval.sessionId,
           requestId: approval.requestId,
           decision: decision.decision,
           by: decision.by,
-        }),
+        };
+        log.info("Approval answered", resolved);
+        feed.publish("approval.resolved", resolved);
+      },
     });
     const worktrees = new Worktrees({ root: paths.worktrees, sessions, clock, log, processes });
     const supervisor = new Supervisor({

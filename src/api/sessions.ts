@@ -69,6 +69,19 @@ export interface SessionDeps {
  * prompt small enough for how the harness takes it, paths contained. Shared
  * by `POST /sessions` and automation runs (C3: one launch path).
  */
+/** The harnesses a launch may name, for a refusal: `enabled harnesses: a, b` (or `none`). */
+function enabledHarnesses(deps: SessionDeps): string {
+  const enabled = [...deps.harnesses().keys()]
+    .filter((id) => {
+      const status = deps.capabilities.harness(id)?.status;
+      return status !== undefined && status !== "disabled";
+    })
+    .sort();
+  return enabled.length === 0
+    ? "no harness is enabled (see svc capabilities)"
+    : `enabled harnesses: ${enabled.join(", ")}`;
+}
+
 export async function prepareLaunch(
   deps: SessionDeps,
   request: {
@@ -84,11 +97,16 @@ export async function prepareLaunch(
   const harness = deps.harnesses().get(request.harness);
   const status = deps.capabilities.harness(request.harness)?.status;
   if (!harness || status === undefined) {
-    throw invalidRequest(`Harness "${request.harness}" is not supported`, "harness");
+    throw invalidRequest(
+      `Harness "${request.harness}" is not supported; ${enabledHarnesses(deps)}`,
+      "harness",
+    );
   }
   if (status === "disabled") {
     throw invalidRequest(
-      `Harness "${request.harness}" is not installed: its program was not found`,
+      `Harness "${request.harness}" is not installed: its program was not found; ${
+        enabledHarnesses(deps)
+      }`,
       "harness",
     );
   }

@@ -73,6 +73,11 @@ export class Runner {
       routineId: routine.id,
       sessionId: launched.sessionId,
     });
+    this.#options.log.info("Run started", {
+      runId: run.id,
+      routineId: routine.id,
+      sessionId: launched.sessionId,
+    });
     const tracking = this.#track(run.id, routine, launched.sessionId, launched.ended);
     this.#tracking.add(tracking);
     tracking.finally(() => this.#tracking.delete(tracking));
@@ -206,6 +211,12 @@ export class Runner {
       resultPath: delivery?.status === "delivered" ? delivery.path : null,
       permissionDenials: ended.permissionDenials ?? 0,
       deniedTools,
+    });
+    this.#options.log.info("Run ended", {
+      runId,
+      routineId: ended.routineId,
+      sessionId: ended.sessionId,
+      status: ended.status,
     });
     return ended;
   }

@@ -39,7 +39,10 @@ interface ActionResponse<T> {
   result: T;
 }
 
-/** `svc automations list|get|create|update|delete|run|runs|health|tick|import` (D1, D10, D12). */
+/**
+ * `svc automations list|get|create|update|pause|activate|delete|run|runs|health|tick|import`
+ * (D1, D10, D12).
+ */
 export const automationsCommand: Command = {
   name: "automations",
   summary: "Manage scheduled routines: create, run, history, health, import",
@@ -51,6 +54,9 @@ Subcommands:
   create -f FILE             Creates a routine from a JSON definition (FILE "-": stdin).
   update -f FILE             Replaces a routine's definition; set "status": "ACTIVE"
                              after review to let the scheduler run it.
+  pause ID                   Sets a routine PAUSED: the scheduler no longer runs it.
+  activate ID [--yes]        Shows a routine's definition and, once you confirm
+                             (on a terminal; --yes otherwise), sets it ACTIVE.
   delete ID                  Deletes a routine and its run history.
   run ID [--cwd DIR]         Runs a routine now; exit 1 when the run failed.
   runs ID [--limit N]        Recent runs, newest first (default 20).
@@ -73,6 +79,8 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
   get: getRoutine,
   create: (args, io) => writeRoutine("create", args, io),
   update: (args, io) => writeRoutine("update", args, io),
+  pause: (args, io) => setStatus("PAUSED", args, io),
+  activate: (args, io) => setStatus("ACTIVE", args, io),
   delete: deleteRoutine,
   run: runRoutine,
   runs: listRuns,
@@ -164,6 +172,85 @@ async function writeRoutine(
     });
   });
 }
+
+/**
+ * `pause` and `activate`: the stored definition with a new status, through
+ * `svc.automations.update`. Activating lets it run unattended, so the
+ * definition is shown and confirmed first: on a terminal by answering y,
+ * otherwise with `--yes`.
+ */
+async function setStatus(
+  status: "ACTIVE" | "PAUSED",
+  args: string[],
+  io: Io,
+): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, {
+    ...CLIENT_OPTIONS,
+    yes: { type: "boolean" },
+  }, { positionals: 1 });
+  const id = requireId(positionals, "routine");
+  const interactive = Deno.stdin.isTerminal();
+  if (status === "ACTIVE" && !values.yes && !interactive) {
+    throw new UsageError('Activating needs confirmation: run it on a terminal, or pass "--yes"');
+  }
+  return await withClient(values.home, io, async (client) => {
+    const got = await act<{ routine: StoredRoutine | null }>(client, "svc.automations.get", { id });
+    if (!got.ok) return printResponse(io, got, values.json, () => "");
+    const routine = got.body.result.routine;
+    if (routine === null) {
+      io.err(`routine_not_found: Routine "${terminalSafe(id)}" does not exist`);
+      return EXIT.refused;
+    }
+    if (routine.status === status) {
+      if (values.json) io.out(JSON.stringify(got.body, null, 2));
+      else io.out(terminalSafe(`Routine "${routine.id}" is already ${status}`));
+      return EXIT.ok;
+    }
+    if (status === "ACTIVE" && !values.yes) {
+      io.out(terminalSafe(keyValues(routine)));
+      const answer = await askLine(io, `Activate routine "${terminalSafe(routine.id)}"? [y/N] `);
+      if (!/^y(es)?$/i.test(answer.trim())) {
+        io.err("Not activated");
+        return EXIT.refused;
+      }
+    }
+    const response = await act<{ routine: StoredRoutine }>(client, "svc.automations.update", {
+      definition: { ...routine, status },
+    });
+    return printResponse(
+      io,
+      response,
+      values.json,
+      ({ result }) => `Routine "${result.routine.id}" is now ${result.routine.status}`,
+    );
+  });
+}
+
+/** Writes `question` and reads one line of stdin (empty at its end), within 10 minutes. */
+async function askLine(io: Io, question: string): Promise<string> {
+  io.write(question);
+  const reader = Deno.stdin.readable.pipeThrough(new TextDecoderStream()).getReader();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<"">((resolve) => {
+    timer = setTimeout(() => resolve(""), ASK_TIMEOUT_MS);
+  });
+  try {
+    let line = "";
+    while (!line.includes("\n")) {
+      const chunk = await Promise.race([reader.read(), timeout]);
+      if (chunk === "") return "";
+      if (chunk.done) break;
+      line += chunk.value;
+    }
+    return line.split("\n")[0];
+  } finally {
+    clearTimeout(timer);
+    reader.cancel().catch(() => {});
+  }
+}
+
+/** How long `activate` waits for its confirmation before giving up (not activated). */
+const ASK_TIMEOUT_MS = 10 * 60_000;
 
 async function deleteRoutine(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, CLIENT_OPTIONS, { positionals: 1 });

@@ -7,6 +7,7 @@ import { withClient } from "./connect.ts";
 import { describeError } from "./output.ts";
 import { offerResume } from "./resume_offer.ts";
 import { cliWorkingDirectory, resolveCliPath } from "./working_dir.ts";
+import { approvalsOption } from "./sessions.ts";
 
 /** Exit code when Ctrl-C leaves before a session started: 128 + SIGINT. */
 const EXIT_INTERRUPTED = 130;
@@ -16,7 +17,8 @@ export const chatCommand: Command = {
   name: "chat",
   summary: "Start a conversation with an agent in this terminal",
   usage: `Usage: svc chat --harness ID [--project-root DIR] [--cwd DIR] [--model M]
-                [--title T] [--worktree] [--home DIR] [PROMPT...]
+                [--title T] [--worktree] [--approvals ask|allow|deny] [--home DIR]
+                [PROMPT...]
        svc chat SESSION [--resume] [--home DIR]
 
 Starts a session of harness ID and shows its transcript as the agent works;
@@ -45,7 +47,9 @@ Options:
   --model M           the model to ask the harness for
   --title T           the session's title (default: the prompt's first line)
   --worktree          work in a new git worktree of the repository, leaving your
-                      checkout untouched (see "svc worktrees")`,
+                      checkout untouched (see "svc worktrees")
+  --approvals P       how permission requests are answered: ask (in the chat),
+                      allow or deny (default: the config's approvals.interactive)`,
   async run(args, io) {
     const { values, positionals } = parseCommandArgs(args, {
       home: CLIENT_OPTIONS.home,
@@ -56,12 +60,14 @@ Options:
       title: { type: "string" },
       worktree: { type: "boolean" },
       resume: { type: "boolean" },
+      approvals: { type: "string" },
     }, { positionals: Infinity });
     const harness = values.harness;
     if (harness === undefined && positionals.length === 1 && SESSION_ID.test(positionals[0])) {
       return await continueSession(positionals[0], values, io);
     }
     if (harness === undefined) throw new UsageError('Missing "--harness ID"');
+    const approvals = approvalsOption(values.approvals);
     const projectRoot = values["project-root"] === undefined
       ? await Deno.realPath(cliWorkingDirectory(io))
       : resolveCliPath(io, values["project-root"]);
@@ -72,6 +78,7 @@ Options:
       ...(values.model !== undefined && { model: values.model }),
       ...(values.title !== undefined && { title: values.title }),
       ...(values.worktree && { isolation: "worktree" }),
+      ...(approvals !== undefined && { approvals }),
     };
     return await withClient(values.home, io, async (client) => {
       // No daemon: exit 3 now, before anyone types a prompt.
@@ -93,9 +100,16 @@ Options:
           return EXIT.refused;
         }
         const session = response.body;
+        if (session.worktree !== null) {
+          terminal.notice(
+            `Worktree ${session.worktree.path} (branch ${session.worktree.branch}); ` +
+              "your checkout is untouched",
+          );
+        }
         terminal.notice(
           terminal.interactive
-            ? `Session ${session.id} (${session.harness}, ${session.protocol}): /help lists commands`
+            ? `Session ${session.id} · harness ${session.harness} · protocol ${session.protocol}: ` +
+              "/help lists commands"
             : `session ${session.id}`,
         );
         return await converse(client, session, terminal, { home: values.home });

@@ -7,6 +7,7 @@
  */
 import type { RuleScope } from "../policy/approval_rules.ts";
 import type { SvcClient } from "../client/client.ts";
+import type { EventRecord } from "../store/events_store.ts";
 import type { SessionRecord } from "../store/sessions_store.ts";
 import { EXIT } from "./command.ts";
 import { pollLog } from "./events.ts";
@@ -23,8 +24,11 @@ export interface ChatTerminal {
   readonly interactive: boolean;
   /** Whether transcript lines may be coloured. */
   readonly color: boolean;
-  /** The next input; null once `signal` is aborted. */
-  next(signal?: AbortSignal): Promise<ChatInput | null>;
+  /**
+   * The next input; null once `signal` is aborted. With `interruptsOnly`,
+   * the next interrupt: lines and the end stay queued, in order.
+   */
+  next(signal?: AbortSignal, options?: { interruptsOnly?: boolean }): Promise<ChatInput | null>;
   /** Transcript pieces on stdout (above the prompt on a terminal). */
   print(pieces: TranscriptPiece[]): void;
   /** A message of svc itself, not the session's, terminal-safe: stderr, or above the prompt. */
@@ -49,6 +53,9 @@ export type ChatLine =
   | { type: "help" }
   | { type: "answer"; decision: "allow" | "deny"; remember: boolean; scope?: RuleScope }
   | { type: "unknown"; command: string };
+
+/** Piped lines of these kinds wait for the turn gate; commands act at once. */
+const HELD_LINES = new Set<ChatLine["type"]>(["send", "answer"]);
 
 /** Two Ctrl-C within this many milliseconds detach. */
 export const DOUBLE_INTERRUPT_MS = 2000;
@@ -129,12 +136,14 @@ export async function converse(
   const { signal } = controller;
   const afterSeq = options.afterSeq ?? 0;
   const permissions = new PermissionPrompt(client, terminal, { session, afterSeq });
+  const turns = new TurnGate(session, permissions);
   const following = pollLog(client, session.id, {
     afterSeq,
     signal,
     onEvent: (event) => {
       terminal.print(transcript.render(event));
       permissions.observe(event);
+      turns.observe(event);
     },
     onLive: (event) => terminal.print(transcript.render(event)),
   }).then((end) => ({ end }));
@@ -142,6 +151,8 @@ export async function converse(
     signal,
     now: options.now ?? Date.now,
     permissions,
+    // Piped turns and answers go one at a time, when they can mean what they say.
+    turns: terminal.interactive || session.protocol === "raw" ? null : turns,
   }).then((detached) => ({ detached }));
   try {
     const first = await Promise.race([following, typing]);
@@ -178,10 +189,12 @@ async function typeTurns(
   client: SvcClient,
   session: SessionRecord,
   terminal: ChatTerminal,
-  { signal, now, permissions }: {
+  { signal, now, permissions, turns }: {
     signal: AbortSignal;
     now: () => number;
     permissions: PermissionPrompt;
+    /** Given (plain input): a turn or answer line waits until `turns` opens; null: none waits. */
+    turns: TurnGate | null;
   },
 ): Promise<boolean> {
   const path = sessionPath(session.id);
@@ -204,6 +217,35 @@ async function typeTurns(
     const response = await post("interrupt", {});
     if (!response.ok) terminal.notice(describeError(response.body));
   };
+  /** Ctrl-C: interrupts the turn, or detaches (true) when it is the second within 2 s. */
+  const onInterrupt = async (): Promise<boolean> => {
+    const at = now();
+    if (at - lastInterruptAt <= DOUBLE_INTERRUPT_MS) return true;
+    lastInterruptAt = at;
+    terminal.notice(
+      `Interrupting the turn (Ctrl-C again within ${DOUBLE_INTERRUPT_MS / 1000} s detaches)`,
+    );
+    await interrupt();
+    return false;
+  };
+  /**
+   * Holds a piped turn or answer until `turns` opens, while Ctrl-C still
+   * interrupts the turn that holds it. Resolves "detach" after a double
+   * Ctrl-C, "aborted" when `signal` aborts, else "open".
+   */
+  const awaitTurnsOpen = async (gate: TurnGate): Promise<"open" | "detach" | "aborted"> => {
+    while (!gate.open) {
+      const waiting = new AbortController();
+      const either = AbortSignal.any([signal, waiting.signal]);
+      const interrupted = terminal.next(either, { interruptsOnly: true });
+      const first = await Promise.race([gate.ready(either).then(() => null), interrupted]);
+      waiting.abort();
+      if (signal.aborted) return "aborted";
+      // An interrupt that came with the opening is not lost: `interrupted` then holds it.
+      if ((first ?? await interrupted) !== null && await onInterrupt()) return "detach";
+    }
+    return "open";
+  };
   for (;;) {
     const input = await terminal.next(signal);
     if (input === null) return false;
@@ -213,14 +255,15 @@ async function typeTurns(
       continue;
     }
     if (input.type === "interrupt") {
-      const at = now();
-      if (at - lastInterruptAt <= DOUBLE_INTERRUPT_MS) return true;
-      lastInterruptAt = at;
-      terminal.notice(
-        `Interrupting the turn (Ctrl-C again within ${DOUBLE_INTERRUPT_MS / 1000} s detaches)`,
-      );
-      await interrupt();
+      if (await onInterrupt()) return true;
       continue;
+    }
+    // After /close no turn is taken: one typed then is refused at once, not held.
+    const held = turns !== null && !closing &&
+      HELD_LINES.has(parseChatLine(input.text, { asked: true }).type);
+    if (held) {
+      const waited = await awaitTurnsOpen(turns!);
+      if (waited !== "open") return waited === "detach";
     }
     const line = parseChatLine(input.text, { asked: permissions.asking });
     switch (line.type) {
@@ -247,12 +290,76 @@ async function typeTurns(
         const data = session.protocol === "raw" ? line.text + "\n" : line.text;
         const response = await post("input", { data });
         if (!response.ok) terminal.notice(describeError(response.body));
-        else if (response.body.queued) {
+        else turns?.sent();
+        if (response.ok && response.body.queued) {
           terminal.notice("Queued: sent when the agent has finished its turn");
         }
         break;
       }
     }
+  }
+}
+
+/**
+ * Whether a piped turn or answer may go now (issue 27 item 3): only once
+ * every turn sent has ended, or while a permission request is asked, so that
+ * a `y` meant for a question is never sent as a turn before the question exists.
+ * Turns are counted from the log: the one in progress when the conversation
+ * began, plus each line sent, minus each `agent.turn` recorded since.
+ */
+export class TurnGate {
+  readonly #permissions: Pick<PermissionPrompt, "asking">;
+  readonly #historyUntil: number;
+  #pending: number;
+  #waiters: Array<() => void> = [];
+
+  constructor(
+    session: Pick<SessionRecord, "activity" | "last_seq">,
+    permissions: Pick<PermissionPrompt, "asking">,
+  ) {
+    this.#permissions = permissions;
+    this.#historyUntil = session.last_seq;
+    this.#pending = session.activity === "starting" || session.activity === "working" ||
+        session.activity === "waiting_approval"
+      ? 1
+      : 0;
+  }
+
+  /** Whether a line may be read now. */
+  get open(): boolean {
+    return this.#pending <= 0 || this.#permissions.asking;
+  }
+
+  /** A line was accepted as a turn (sent, or queued behind the current one). */
+  sent(): void {
+    this.#pending++;
+  }
+
+  /** Takes note of one event of the log (after the permission prompt has). */
+  observe(event: Pick<EventRecord, "seq" | "kind">): void {
+    if (event.kind === "agent.turn" && event.seq > this.#historyUntil) this.#pending--;
+    if (!this.open) return;
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  /** Resolves true once open; false when `signal` aborts first (the session ended, a detach). */
+  ready(signal: AbortSignal): Promise<boolean> {
+    if (signal.aborted) return Promise.resolve(false);
+    if (this.open) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const abort = () => {
+        this.#waiters = this.#waiters.filter((waiter) => waiter !== wake);
+        resolve(false);
+      };
+      const wake = () => {
+        signal.removeEventListener("abort", abort);
+        resolve(true);
+      };
+      signal.addEventListener("abort", abort, { once: true });
+      this.#waiters.push(wake);
+    });
   }
 }
 

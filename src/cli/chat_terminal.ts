@@ -6,7 +6,10 @@
  * arrive one by one, Ctrl-C still signals) and keeps a prompt line at the
  * bottom: transcript lines are printed above it and it is redrawn after
  * them. While a permission request is asked, its question is the prompt
- * and one key (y, n, a) on an empty line answers it. Otherwise it reads
+ * and one key (y, n, a) on an empty line answers it. SIGTERM, SIGHUP and
+ * SIGQUIT restore the terminal before the process exits (128 + the signal's
+ * number); Ctrl-Z (SIGTSTP) restores it before stopping and SIGCONT re-arms
+ * cbreak and the prompt (issue 27 item 2). Otherwise it reads
  * stdin line by line and prints plain text: no prompt, no cursor movement,
  * and colour only as `useColor` allows.
  */
@@ -32,27 +35,39 @@ const ANSWER_KEYS = new Map([
   ["p", "/always-project"],
   ["e", "/always-everywhere"],
 ]);
+/** Signals that end an interactive chat, with the exit code a shell reports for each. */
+const EXIT_SIGNALS = [["SIGTERM", 143], ["SIGHUP", 129], ["SIGQUIT", 131]] as const;
 
-/** Inputs in arrival order, handed to whoever waits for the next one. */
+/**
+ * Inputs in arrival order, handed to whoever waits for the next one. A
+ * reader may take interrupts only, leaving lines and the end queued.
+ */
 export class InputQueue {
   #items: ChatInput[] = [];
-  #waiters: Array<(input: ChatInput) => void> = [];
+  #waiters: Array<{ interruptsOnly: boolean; take: (input: ChatInput) => void }> = [];
 
   push(input: ChatInput): void {
-    const waiter = this.#waiters.shift();
-    if (waiter) waiter(input);
-    else this.#items.push(input);
+    const index = this.#waiters.findIndex((w) => !w.interruptsOnly || input.type === "interrupt");
+    if (index < 0) {
+      this.#items.push(input);
+      return;
+    }
+    const [waiter] = this.#waiters.splice(index, 1);
+    waiter.take(input);
   }
 
-  /** The next input; null when `signal` aborts first. */
-  next(signal?: AbortSignal): Promise<ChatInput | null> {
-    const item = this.#items.shift();
-    if (item) return Promise.resolve(item);
+  /** The next input (with `interruptsOnly`: the next interrupt); null when `signal` aborts first. */
+  next(signal?: AbortSignal, { interruptsOnly = false } = {}): Promise<ChatInput | null> {
+    const index = this.#items.findIndex((item) => !interruptsOnly || item.type === "interrupt");
+    if (index >= 0) return Promise.resolve(this.#items.splice(index, 1)[0]);
     if (signal?.aborted) return Promise.resolve(null);
     return new Promise((resolve) => {
-      const waiter = (input: ChatInput) => {
-        signal?.removeEventListener("abort", abort);
-        resolve(input);
+      const waiter = {
+        interruptsOnly,
+        take: (input: ChatInput) => {
+          signal?.removeEventListener("abort", abort);
+          resolve(input);
+        },
       };
       const abort = () => {
         this.#waiters = this.#waiters.filter((w) => w !== waiter);
@@ -147,13 +162,48 @@ export function openTerminal(io: Io): ChatTerminal {
     write();
     drawPrompt();
   };
+  /** Cbreak mode and bracketed paste: on open, and again after a stop. */
+  const armTerminal = () => {
+    Deno.stdin.setRaw(true, { cbreak: true });
+    io.write(BRACKETED_PASTE_ON);
+  };
+  /** The terminal as the shell left it: on close, on a stop, and before a signal ends us. */
+  const restoreTerminal = () => {
+    erasePrompt();
+    io.write(BRACKETED_PASTE_OFF);
+    try {
+      Deno.stdin.setRaw(false);
+    } catch {
+      // stdin is gone (SIGHUP): nothing to restore.
+    }
+  };
+  const signalListeners: Array<[Deno.Signal, () => void]> = [];
+  if (interactive) {
+    for (const [signal, code] of EXIT_SIGNALS) {
+      signalListeners.push([signal, () => {
+        restoreTerminal();
+        Deno.exit(code);
+      }]);
+    }
+    // Handling SIGTSTP replaces the default stop: restore, then stop for real.
+    signalListeners.push(["SIGTSTP", () => {
+      restoreTerminal();
+      Deno.kill(Deno.pid, "SIGSTOP");
+    }]);
+    signalListeners.push(["SIGCONT", () => {
+      if (!open) return;
+      armTerminal();
+      // A stop through SIGTSTP erased the prompt; `kill -STOP` left it drawn.
+      if (promptRows === 0) drawPrompt();
+    }]);
+    for (const [signal, listener] of signalListeners) Deno.addSignalListener(signal, listener);
+  }
 
   const reader = Deno.stdin.readable.getReader();
   const reading = (async () => {
     const decoder = new TextDecoder();
     if (interactive) {
-      Deno.stdin.setRaw(true, { cbreak: true });
-      io.write(BRACKETED_PASTE_ON);
+      armTerminal();
       drawPrompt();
     }
     const splitter = new LineSplitter();
@@ -199,7 +249,7 @@ export function openTerminal(io: Io): ChatTerminal {
   return {
     interactive,
     color,
-    next: (signal) => queue.next(signal),
+    next: (signal, options) => queue.next(signal, options),
     print(pieces) {
       if (pieces.length === 0) return;
       printLines(() => {
@@ -253,16 +303,15 @@ export function openTerminal(io: Io): ChatTerminal {
       if (!open) return;
       open = false;
       Deno.removeSignalListener("SIGINT", onInterrupt);
+      for (const [signal, listener] of signalListeners) {
+        Deno.removeSignalListener(signal, listener);
+      }
       if (interactive) {
+        // A reply being streamed (D29) keeps its text: end its line before the prompt goes.
         erasePrompt();
         if (partialLine !== "") io.write(partialLine + "\n");
         partialLine = "";
-        io.write(BRACKETED_PASTE_OFF);
-        try {
-          Deno.stdin.setRaw(false);
-        } catch {
-          // stdin is gone: nothing to restore.
-        }
+        restoreTerminal();
       }
       reader.cancel().catch(() => {});
     },

@@ -1,3 +1,5 @@
+import { didYouMean } from "./did_you_mean.ts";
+
 /** Where a command writes; tests capture it, the real CLI writes to stdout/stderr. */
 export interface Io {
   out(text: string): void;
@@ -38,6 +40,10 @@ export function pickSubcommand(
 ): { run: Subcommand; rest: string[] } {
   const [name, ...rest] = args;
   if (name === undefined) throw new UsageError("Missing subcommand");
-  if (!Object.hasOwn(subcommands, name)) throw new UsageError(`Unknown subcommand "${name}"`);
+  if (!Object.hasOwn(subcommands, name)) {
+    throw new UsageError(
+      `Unknown subcommand "${name}"${didYouMean(name, Object.keys(subcommands))}`,
+    );
+  }
   return { run: subcommands[name], rest };
 }

@@ -15,6 +15,8 @@ import { serveCommand } from "./serve.ts";
 import { serviceCommand } from "./service.ts";
 import { statusCommand } from "./status.ts";
 import { stopCommand } from "./stop.ts";
+import { didYouMean } from "./did_you_mean.ts";
+import { subcommandUsage } from "./subcommand_help.ts";
 import { terminalSafe } from "./terminal_text.ts";
 import { watchCommand } from "./watch.ts";
 import { uiCommand } from "./ui.ts";
@@ -79,11 +81,15 @@ export async function runCli(args: string[], io: Io = processIo): Promise<number
   }
   const command = COMMANDS.find((c) => c.name === name);
   if (!command) {
-    io.err(`svc: unknown command "${name}"\n\n${overview()}`);
+    io.err(unknownCommand(name, "svc"));
     return EXIT.usage;
   }
   if (rest.includes("--help") || rest.includes("-h")) {
-    io.out(command.usage);
+    // `svc sessions kill --help`: the help of that subcommand, when the usage lists it.
+    const sub = rest[0] === undefined
+      ? null
+      : subcommandUsage(command.name, command.usage, rest[0]);
+    io.out(sub ?? command.usage);
     return EXIT.ok;
   }
   try {
@@ -117,11 +123,19 @@ function help(topic: string | undefined, io: Io): number {
   }
   const command = COMMANDS.find((c) => c.name === topic);
   if (!command) {
-    io.err(`svc help: unknown command "${topic}"\n\n${overview()}`);
+    io.err(unknownCommand(topic, "svc help"));
     return EXIT.usage;
   }
   io.out(command.usage);
   return EXIT.ok;
+}
+
+/** `svc: unknown command "sesions" (did you mean sessions?)` and where the list is: no full help. */
+function unknownCommand(name: string, prefix: string): string {
+  const hint = didYouMean(name, COMMANDS.map((c) => c.name));
+  return `${prefix}: unknown command "${
+    terminalSafe(name)
+  }"${hint}\nRun "svc help" for the list of commands`;
 }
 
 function overview(): string {

@@ -1,3 +1,4 @@
+import { APPROVAL_POLICIES, type ApprovalPolicy } from "../approvals/broker.ts";
 import { SESSION_STATUSES, type SessionRecord } from "../store/sessions_store.ts";
 import { CLIENT_OPTIONS, parseCommandArgs, requireId } from "./args.ts";
 import { type Command, type Io, pickSubcommand, type Subcommand, UsageError } from "./command.ts";
@@ -10,28 +11,37 @@ import { resolveSessionId } from "./id_prefix.ts";
 
 const KILL_SIGNALS = ["SIGTERM", "SIGKILL"];
 
-/** `svc sessions list|start|show|input|kill` (D1, D7). */
+/** `svc sessions list|start|show|input|interrupt|close|kill` (D1, D7). */
 export const sessionsCommand: Command = {
   name: "sessions",
-  summary: "List, start, show, send input to, kill and resume sessions",
+  summary: "List, start, show, send input to, interrupt, close, kill and resume sessions",
   usage: `Usage: svc sessions <subcommand> [options]
 
 Subcommands:
   list [--status S] [--limit N] [--utc]
       Sessions, newest first (at most N, default 100). S: running, completed,
-      failed, killed, orphaned. Times are local, or UTC with --utc.
+      failed, killed, orphaned. Times are local, or UTC with --utc. ACTIVITY
+      is what a conversation's agent is doing: starting, working, waiting
+      approval, idle ("-" for a raw or ended session).
   start --project-root DIR --harness ID [--cwd DIR] [--model M] [--title T]
-        [--worktree] [--follow] (PROMPT... | --prompt-file FILE | -)
+        [--worktree] [--approvals ask|allow|deny] [--follow]
+        (PROMPT... | --prompt-file FILE | -)
       Launches a session and prints its id. The prompt is the arguments joined
       by spaces, the contents of FILE, or stdin with "-". --worktree runs it in
       a new git worktree of the repository (branch svc/session/ID, see
-      "svc worktrees"); your checkout is not touched. --follow then prints
-      its events until it ends, like "svc events ID --follow".
+      "svc worktrees"); your checkout is not touched. --approvals sets how
+      the agent's permission requests are answered (default: the config's
+      approvals.interactive). --follow then prints its events until it
+      ends, like "svc events ID --follow".
   show ID [--utc]
       The session record, one "key: value" line per field.
   input ID TEXT... [--no-newline]
       Writes TEXT (the arguments joined by spaces) and a newline to the
       session's stdin; --no-newline leaves the newline out.
+  interrupt ID
+      Cancels a conversation's current turn; the session stays live.
+  close ID
+      Ends a conversation once the agent is idle (closes a raw session's stdin).
   kill ID [--signal SIGTERM|SIGKILL]
       Signals the session's process group (default SIGTERM, SIGKILL after 5s).
   resume ID [--model M]
@@ -51,6 +61,8 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
   start: startSession,
   show: showSession,
   input: sendInput,
+  interrupt: (args, io) => postToSession("interrupt", args, io),
+  close: (args, io) => postToSession("close", args, io),
   kill: killSession,
   resume: resumeSession,
 };
@@ -79,10 +91,11 @@ async function listSessions(args: string[], io: Io): Promise<number> {
     const response = await client.get<SessionRecord[]>(`/sessions${search}`);
     return printResponse(io, response, values.json, (sessions) =>
       table(
-        ["ID", "STATUS", "HARNESS", "CREATED", "RESUMABLE", "TITLE"],
+        ["ID", "STATUS", "ACTIVITY", "HARNESS", "CREATED", "RESUMABLE", "TITLE"],
         sessions.map((s) => [
           s.id,
           s.status,
+          s.activity?.replaceAll("_", " ") ?? "-",
           s.harness,
           timeText(s.created_at, values.utc),
           s.resumable ? "yes" : "-",
@@ -103,10 +116,12 @@ async function startSession(args: string[], io: Io): Promise<number> {
     "prompt-file": { type: "string" },
     follow: { type: "boolean" },
     worktree: { type: "boolean" },
+    approvals: { type: "string" },
   }, { positionals: Infinity });
   const projectRoot = values["project-root"];
   if (projectRoot === undefined) throw new UsageError('Missing "--project-root DIR"');
   if (values.harness === undefined) throw new UsageError('Missing "--harness ID"');
+  const approvals = approvalsOption(values.approvals);
   const prompt = await readPrompt(positionals, values["prompt-file"], io);
   const request = {
     projectRoot: resolveCliPath(io, projectRoot),
@@ -116,6 +131,7 @@ async function startSession(args: string[], io: Io): Promise<number> {
     ...(values.model !== undefined && { model: values.model }),
     ...(values.title !== undefined && { title: values.title }),
     ...(values.worktree && { isolation: "worktree" }),
+    ...(approvals !== undefined && { approvals }),
   };
   return await withClient(values.home, io, async (client) => {
     const response = await client.post<SessionRecord>("/sessions", request);
@@ -176,6 +192,40 @@ async function sendInput(args: string[], io: Io): Promise<number> {
     const bytes = new TextEncoder().encode(data).length;
     return printResponse(io, response, values.json, () => `Sent ${bytes} bytes to ${sessionId}`);
   });
+}
+
+/** `svc sessions interrupt|close ID`: one body-less POST to the session. */
+async function postToSession(
+  route: "interrupt" | "close",
+  args: string[],
+  io: Io,
+): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, CLIENT_OPTIONS, { positionals: 1 });
+  const sessionText = requireId(positionals, "session");
+  return await withClient(values.home, io, async (client) => {
+    const sessionId = await resolveSessionId(client, sessionText);
+    const response = await client.post(`${sessionPath(sessionId)}/${route}`, {});
+    return printResponse(
+      io,
+      response,
+      values.json,
+      () =>
+        route === "interrupt"
+          ? `Interrupted the current turn of ${sessionId}`
+          : `Closing ${sessionId}: it ends once the agent is idle`,
+    );
+  });
+}
+
+/** `--approvals`: one of the policies of D18, or a usage error. */
+export function approvalsOption(value: string | undefined): ApprovalPolicy | undefined {
+  if (value === undefined) return undefined;
+  if (!(APPROVAL_POLICIES as readonly string[]).includes(value)) {
+    throw new UsageError(
+      `"--approvals" must be one of ${APPROVAL_POLICIES.join(", ")}, got "${value}"`,
+    );
+  }
+  return value as ApprovalPolicy;
 }
 
 async function killSession(args: string[], io: Io): Promise<number> {

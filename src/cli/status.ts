@@ -50,7 +50,11 @@ UTC with --utc).
       return EXIT.ok;
     } catch (error) {
       if (error instanceof ClientError && error.code === "unreachable") {
-        io.err(`svc is not running: no daemon answers on "${socket}"`);
+        io.err(terminalSafe(
+          `svc is not running: no daemon answers on "${socket}"; start it with "svc serve"` +
+            (values.home === undefined ? "" : ` --home ${values.home}`) +
+            ` (or install it as a service: "svc service install")`,
+        ));
         return EXIT.unreachable;
       }
       throw error;

@@ -281,22 +281,37 @@ async function* readMessages(
       }
     }
   } finally {
-    await reader.cancel().catch(() => {});
+    // Not awaited when aborted: a cancel waits for the pending read, which may never end.
+    const cancelled = reader.cancel().catch(() => {});
+    if (!signal?.aborted) await cancelled;
   }
 }
 
-/** The next chunk, null at the end; a read error or `idleMs` of silence is a `Dropped`. */
+/**
+ * The next chunk, null at the end; a read error or `idleMs` of silence is a
+ * `Dropped`. The read races `signal` itself: the fetch's own abort of the
+ * body cannot be relied on, since the request signal that carries it follows
+ * `signal` only weakly and is lost once the request is collected (a quiet
+ * stream then ignored Ctrl-C until its next chunk: issue 27 item 1).
+ */
 async function readWithin(
   reader: ReadableStreamDefaultReader<string>,
   idleMs: number,
   signal: AbortSignal | undefined,
 ): Promise<string | null> {
+  signal?.throwIfAborted();
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let onAbort: (() => void) | undefined;
   const idle = new Promise<"idle">((resolve) => {
     timer = setTimeout(() => resolve("idle"), idleMs);
   });
+  const aborted = new Promise<"aborted">((resolve) => {
+    onAbort = () => resolve("aborted");
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
   try {
-    const result = await Promise.race([reader.read(), idle]);
+    const result = await Promise.race([reader.read(), idle, aborted]);
+    if (result === "aborted") throw signal!.reason;
     if (result === "idle") {
       throw new Dropped(`nothing arrived for ${Math.round(idleMs / 1000)} s`);
     }
@@ -307,6 +322,7 @@ async function readWithin(
     throw new Dropped(`the connection failed (${(error as Error).message})`);
   } finally {
     clearTimeout(timer);
+    if (onAbort !== undefined) signal?.removeEventListener("abort", onAbort);
   }
 }
 

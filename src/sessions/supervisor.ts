@@ -243,6 +243,15 @@ export class Supervisor {
       status: row.status,
       activity: row.activity,
     });
+    // Ids and names only: never the prompt, which may hold anything.
+    this.#options.log.info("Session launched", {
+      sessionId: row.id,
+      harness: row.harness,
+      protocol: row.protocol,
+      origin: row.origin,
+      ...(row.run_id !== null && { runId: row.run_id, routineId: row.routine_id }),
+      ...(spec.worktree && { worktree: true }),
+    });
     if (spec.routineId && spec.runId) {
       events.append(row.id, "run.linked", { routineId: spec.routineId, runId: spec.runId });
     }
@@ -584,6 +593,7 @@ export class Supervisor {
   kill(sessionId: string, signal: "SIGTERM" | "SIGKILL" = "SIGTERM"): void {
     const live = this.#requireLive(sessionId);
     live.killRequested = true;
+    this.#options.log.info("Session kill requested", { sessionId, signal });
     this.#terminate(live, signal);
   }
 
@@ -802,6 +812,12 @@ export class Supervisor {
       sessionId: row.id,
       status: outcome.status,
       activity: null,
+    });
+    this.#options.log.info("Session ended", {
+      sessionId: row.id,
+      status: outcome.status,
+      exitCode,
+      signal,
     });
     return sessions.get(row.id) ?? { ...row, ...fields };
   }

@@ -40,6 +40,9 @@ Deno.test("parseCommandArgs() refuses bad usage with a UsageError", async (t) =>
     ["a positional when none is allowed", ["extra"], 0, /extra/],
     ["a second positional", ["ses_1", "ses_2"], 1, /^Unexpected argument "ses_2"$/],
     ["the third of three", ["a", "b", "c"], 2, /^Unexpected argument "c"$/],
+    ["a typo of a flag", ["--aftr", "1"], 0, /^unknown option --aftr \(did you mean --after\?\)$/],
+    ["a flag far from any", ["--zzzzzz"], 0, /^unknown option --zzzzzz$/],
+    ["no value, in svc's words", ["--after"], 0, /^option --after needs a value$/],
   ];
   for (const [name, args, positionals, message] of cases) {
     await t.step(name, () => {

@@ -306,3 +306,38 @@ Deno.test("chatCommand: y answers a waiting permission request inline (D18)", as
   await stdout.rest();
   await stderr.rest();
 });
+
+Deno.test("chatCommand: piped turns and answers wait for the turn or the question (issue 27 item 3)", async () => {
+  await using d = await startCliDaemon();
+  // All input is there at once: y must wait for the question, not go as a turn before it.
+  const started = Date.now();
+  const result = await runWithInput(
+    d,
+    ["chat", "--harness", "agent", "--project-root", d.project],
+    "hi\nask Bash touch p.txt\ny\n/close\n",
+  );
+  assert.equal(result.code, 0, result.stderr);
+  assert.ok(Date.now() - started < 15_000, "ends within seconds");
+  assert.match(result.stderr, /^Allow Bash: touch p\.txt\? \[y\]es/m);
+  const lines = result.stdout.split("\n");
+  const you = lines.filter((line) => line.startsWith("you › "));
+  assert.deepEqual(you, ["you › hi", "you › ask Bash touch p.txt"], "y was an answer, not a turn");
+  assert.ok(lines.includes("agent › allowed"), result.stdout);
+  assert.match(result.stdout, /· session completed · exit 0\n$/);
+
+  // A line piped while a turn runs waits for it; Ctrl-C still interrupts the turn meanwhile.
+  const child = spawnPlain(d, ["chat", "--harness", "agent", "--project-root", d.project, "hang"]);
+  const stdout = textReader(child.stdout);
+  const stderr = textReader(child.stderr);
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode("after\n/close\n"));
+  await writer.close();
+  await within("the hang turn", stdout.until("you › hang\n"));
+  child.kill("SIGINT");
+  const [status, out] = await within(
+    "the chat to end",
+    Promise.all([child.status, stdout.rest(), stderr.rest()]),
+  );
+  assert.equal(status.code, 0);
+  assert.match(out, /^ {2}⊘ turn 1 interrupted[^\n]*\nyou › after\n/m, "sent after the turn");
+});

@@ -27,7 +27,7 @@ function fakeTerminal() {
   const terminal: ChatTerminal = {
     interactive: false,
     color: false,
-    next: (signal) => queue.next(signal),
+    next: (signal, options) => queue.next(signal, options),
     print(pieces: TranscriptPiece[]) {
       for (const piece of pieces) printed.push(piece.type === "output" ? piece.data : piece.text);
     },

@@ -31,6 +31,24 @@ Deno.test("InputQueue hands inputs over in order, to waiters first", async (t) =
     assert.deepEqual(await queue.next(), { type: "line", text: "kept" });
     assert.equal(await queue.next(controller.signal), null);
   });
+
+  await t.step(
+    "interruptsOnly takes an interrupt past queued lines, which keep their order",
+    async () => {
+      const queue = new InputQueue();
+      queue.push({ type: "line", text: "a" });
+      const waiting = queue.next(undefined, { interruptsOnly: true });
+      queue.push({ type: "eof" });
+      queue.push({ type: "interrupt" });
+      assert.deepEqual(await waiting, { type: "interrupt" });
+      queue.push({ type: "interrupt" });
+      assert.deepEqual(await queue.next(undefined, { interruptsOnly: true }), {
+        type: "interrupt",
+      });
+      assert.deepEqual(await queue.next(), { type: "line", text: "a" });
+      assert.deepEqual(await queue.next(), { type: "eof" });
+    },
+  );
 });
 
 Deno.test("LineSplitter splits LF and CRLF lines across chunks", () => {

@@ -112,7 +112,10 @@ Deno.test({
       let screen = await tmux.waitFor(/^ {2}✓ turn 1 completed/m);
       assert.match(screen, /^you › hello there$/m);
       assert.match(screen, /^agent › echo: hello there$/m);
-      assert.match(screen, /^Session ses_[0-9A-Z]{26} \(agent, claude\): \/help lists commands$/m);
+      assert.match(
+        screen,
+        /^Session ses_[0-9A-Z]{26} · harness agent · protocol claude: \/help lists commands$/m,
+      );
       // The prompt stays on the last line, below the transcript.
       assert.equal(linesOf(screen).at(-1)!.trimEnd(), "›");
       assert.ok((await tmux.screen(true)).includes("\x1b["), "colour on a terminal");

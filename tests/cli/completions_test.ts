@@ -75,8 +75,26 @@ Deno.test("parseUsage() reads subcommands and flags from usage texts", async (t)
 
   await t.step("the two-space lines of a Subcommands section, not their continuations", () => {
     const parsed = parseUsage("sessions", sessionsCommand.usage);
-    assert.deepEqual(parsed.subcommands, ["list", "start", "show", "input", "kill", "resume"]);
-    for (const flag of ["--status", "--limit", "--project-root", "--prompt-file", "--signal"]) {
+    assert.deepEqual(parsed.subcommands, [
+      "list",
+      "start",
+      "show",
+      "input",
+      "interrupt",
+      "close",
+      "kill",
+      "resume",
+    ]);
+    for (
+      const flag of [
+        "--status",
+        "--limit",
+        "--project-root",
+        "--prompt-file",
+        "--signal",
+        "--approvals",
+      ]
+    ) {
       assert.ok(parsed.flags.includes(flag), flag);
     }
     assert.ok(parsed.flags.includes("--home") && parsed.flags.includes("--json"));
@@ -89,6 +107,8 @@ Deno.test("parseUsage() reads subcommands and flags from usage texts", async (t)
       "get",
       "create",
       "update",
+      "pause",
+      "activate",
       "delete",
       "run",
       "runs",
@@ -96,7 +116,7 @@ Deno.test("parseUsage() reads subcommands and flags from usage texts", async (t)
       "tick",
       "import",
     ]);
-    assert.ok(parsed.flags.includes("-f"));
+    assert.ok(parsed.flags.includes("-f") && parsed.flags.includes("--yes"));
     const events = parseUsage("events", eventsCommand.usage);
     assert.deepEqual(events.subcommands, []);
     assert.deepEqual(events.flags, ["--after", "--limit", "--follow", "--raw", "--home", "--json"]);

@@ -23,10 +23,13 @@ Deno.test("sessionsCommand: start, list, show, input, kill and --follow", async 
     const list = await d.svc(["sessions", "list"]);
     assert.equal(list.code, 0, list.stderr);
     const [header, ...rows] = list.stdout.trimEnd().split("\n");
-    assert.match(header, /^ID +STATUS +HARNESS +CREATED +RESUMABLE +TITLE$/);
+    assert.match(header, /^ID +STATUS +ACTIVITY +HARNESS +CREATED +RESUMABLE +TITLE$/);
     const row = rows.find((line) => line.startsWith(id));
     assert.ok(row, list.stdout);
-    assert.match(row, /completed +fixture +\d{4}-\d\d-\d\d \d\d:\d\d \S+ +- +out hello; exit 0$/);
+    assert.match(
+      row,
+      /completed +- +fixture +\d{4}-\d\d-\d\d \d\d:\d\d \S+ +- +out hello; exit 0$/,
+    );
 
     const running = await d.svc(["sessions", "list", "--status", "running", "--limit", "5"]);
     assert.equal(running.code, 0, running.stderr);

@@ -105,7 +105,11 @@ Deno.test("statusCommand: exits 3 when no daemon answers", async () => {
     const status = await svcStatus(home);
     assert.equal(status.code, EXIT.unreachable);
     assert.equal(status.stdout, "");
-    assert.equal(status.stderr, `svc is not running: no daemon answers on "${home}/svc.sock"\n`);
+    assert.equal(
+      status.stderr,
+      `svc is not running: no daemon answers on "${home}/svc.sock"; start it with "svc serve"` +
+        ` (or install it as a service: "svc service install")\n`,
+    );
   } finally {
     await removeTree(home);
   }

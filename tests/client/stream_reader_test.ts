@@ -1,7 +1,7 @@
 /** The client's stream readers (D19) against a real in-process daemon, on every transport. */
 import assert from "node:assert/strict";
 import { StreamRefused, SvcClient } from "../../src/client/client.ts";
-import { readSessionEvents, type StreamOpener } from "../../src/client/stream_reader.ts";
+import { readFeed, readSessionEvents, type StreamOpener } from "../../src/client/stream_reader.ts";
 import type { EventRecord } from "../../src/store/events_store.ts";
 import {
   allEvents,
@@ -311,5 +311,39 @@ Deno.test("streamFeed() announces the connection, tells of sessions, and reconne
     }
     await removeTree(home);
     await removeTree(project);
+  }
+});
+
+Deno.test("readSessionEvents() and readFeed() stop at an abort while a body that ignores it is quiet", async () => {
+  // A fetch's body stops following the caller's signal once the request is
+  // collected (issue 27 item 1): this body never ends and never sees the abort.
+  const keepAlive = new TextEncoder().encode(": keep-alive\n\n");
+  const opener: StreamOpener = {
+    openStream: () =>
+      Promise.resolve({
+        ok: true,
+        status: 200,
+        instanceId: null,
+        body: new ReadableStream<Uint8Array>({
+          start(stream) {
+            stream.enqueue(keepAlive);
+          },
+        }),
+      }),
+  };
+  for (
+    const read of [
+      (signal: AbortSignal) => readSessionEvents(opener, "ses_quiet", { signal }),
+      (signal: AbortSignal) => readFeed(opener, { signal }),
+    ]
+  ) {
+    const controller = new AbortController();
+    const reason = new Error("interrupted");
+    setTimeout(() => controller.abort(reason), 50);
+    const started = Date.now();
+    await assert.rejects(async () => {
+      for await (const _ of read(controller.signal)) { /* the feed's "connected" item */ }
+    }, (error: unknown) => error === reason);
+    assert.ok(Date.now() - started < 1_000, "the abort ends the wait at once");
   }
 });

@@ -207,6 +207,7 @@ Deno.test("svc ui session view: d pages the worktree's diff (D27), safe and colo
           status: 200,
           body: {
             diff: {
+              // deno-lint-ignore no-control-regex
               data: "diff --git a/x b/x\n@@ -1 +1 @@\n-old\n+new \x1b]0;pwned\x07\n",
               nextOffset: null,
             },
@@ -222,6 +223,7 @@ Deno.test("svc ui session view: d pages the worktree's diff (D27), safe and colo
   const frame = app.frame();
   assert.match(frame, /worktree diff of ses_01TREE/);
   assert.match(frame, /\+new \^\[\]0;pwned\^G/);
+  // deno-lint-ignore no-control-regex
   assert.doesNotMatch(frame.replace(/\x1b\[[0-9;]*m/g, ""), /\x1b|\x07/);
   await app.press(KEY.escape);
   assert.doesNotMatch(app.frame(), /worktree diff of/);
@@ -406,9 +408,11 @@ Deno.test("svc ui shows a hostile agent's bytes as text (D25 terminal safety)", 
   frames.push(app.frame());
   for (const frame of frames) {
     // Colour codes are the UI's own SGR sequences; nothing else may start an escape.
+    // deno-lint-ignore no-control-regex
     const withoutColour = frame.replace(/\x1b\[[0-9;]*m/g, "");
     assert.doesNotMatch(
       withoutColour,
+      // deno-lint-ignore no-control-regex
       /[\x00-\x09\x0b-\x1f\x7f\x80-\x9f]/,
       JSON.stringify(withoutColour),
     );

@@ -89,6 +89,7 @@ Deno.test({
       await pane.waitFor(new RegExp(`${other.body.id} agent`));
       const hostileScreen = await pane.waitFor(/\? Tool\^\[\]0;pwned\^G/);
       assert.match(hostileScreen, /hostile \^\[\]0;pwned\^G\^\[\[2J/);
+      // deno-lint-ignore no-control-regex
       assert.doesNotMatch(await pane.screen(true), /\x1b\]|\x1b\[2J|\x07/);
       assert.match(await pane.format("#{pane_title}"), /^svc/, "OSC 0 never reached tmux");
 
