@@ -87,7 +87,7 @@ function vendor(host: string): ProviderEndpoint {
 }
 
 /** A variable's value when set and not empty; `unreadable` when the runtime may not read it. */
-function variable(facts: ProviderFacts, name: string): string | "unreadable" | null {
+function env(facts: ProviderFacts, name: string): string | "unreadable" | null {
   try {
     const value = facts.env(name);
     return value === undefined || value === "" ? null : value;
@@ -98,7 +98,7 @@ function variable(facts: ProviderFacts, name: string): string | "unreadable" | n
 
 /** The base URL variable's endpoint, or null when unset or not a URL. */
 function urlVariable(facts: ProviderFacts, name: string): ProviderEndpoint | null {
-  const value = variable(facts, name);
+  const value = env(facts, name);
   return value === null || value === "unreadable" ? null : endpointOf(value, name);
 }
 
@@ -139,12 +139,12 @@ function checkClaude(facts: ProviderFacts): ProviderCheck {
     {
       name: "CLAUDE_CODE_USE_BEDROCK",
       cloud: "Amazon Bedrock",
-      value: variable(facts, "CLAUDE_CODE_USE_BEDROCK"),
+      value: env(facts, "CLAUDE_CODE_USE_BEDROCK"),
     },
     {
       name: "CLAUDE_CODE_USE_VERTEX",
       cloud: "Google Vertex AI",
-      value: variable(facts, "CLAUDE_CODE_USE_VERTEX"),
+      value: env(facts, "CLAUDE_CODE_USE_VERTEX"),
     },
   ];
   for (const { name, cloud, value } of clouds) {
@@ -159,10 +159,10 @@ function checkClaude(facts: ProviderFacts): ProviderCheck {
     }
   }
   const found: string[] = [];
-  if (variable(facts, "ANTHROPIC_API_KEY") !== null) found.push("ANTHROPIC_API_KEY");
-  if (variable(facts, "ANTHROPIC_AUTH_TOKEN") !== null) found.push("ANTHROPIC_AUTH_TOKEN");
-  if (variable(facts, "CLAUDE_CODE_OAUTH_TOKEN") !== null) found.push("CLAUDE_CODE_OAUTH_TOKEN");
-  const configDir = variable(facts, "CLAUDE_CONFIG_DIR");
+  if (env(facts, "ANTHROPIC_API_KEY") !== null) found.push("ANTHROPIC_API_KEY");
+  if (env(facts, "ANTHROPIC_AUTH_TOKEN") !== null) found.push("ANTHROPIC_AUTH_TOKEN");
+  if (env(facts, "CLAUDE_CODE_OAUTH_TOKEN") !== null) found.push("CLAUDE_CODE_OAUTH_TOKEN");
+  const configDir = env(facts, "CLAUDE_CONFIG_DIR");
   const dir = configDir !== null && configDir !== "unreadable"
     ? configDir
     : join(facts.userHome, ".claude");
@@ -195,7 +195,7 @@ function checkClaude(facts: ProviderFacts): ProviderCheck {
  * ChatGPT login, api.openai.com otherwise.
  */
 function checkCodex(facts: ProviderFacts): ProviderCheck {
-  const codexHomeVar = variable(facts, "CODEX_HOME");
+  const codexHomeVar = env(facts, "CODEX_HOME");
   const codexHome = codexHomeVar !== null && codexHomeVar !== "unreadable"
     ? codexHomeVar
     : join(facts.userHome, ".codex");
@@ -221,7 +221,7 @@ function checkCodex(facts: ProviderFacts): ProviderCheck {
     return codexConfiguredProvider(facts, providerId, provider, configPath);
   }
   const found: string[] = [];
-  if (variable(facts, "OPENAI_API_KEY") !== null) found.push("OPENAI_API_KEY");
+  if (env(facts, "OPENAI_API_KEY") !== null) found.push("OPENAI_API_KEY");
   const authPath = join(codexHome, "auth.json");
   const auth = jsonFile(facts, authPath);
   if (auth !== null) found.push(authPath);
@@ -272,7 +272,7 @@ function codexConfiguredProvider(
       endpoint,
     };
   }
-  const value = variable(facts, envKey);
+  const value = env(facts, envKey);
   if (value === "unreadable") {
     return {
       mark: "warn",
@@ -316,9 +316,9 @@ function checkGemini(facts: ProviderFacts): ProviderCheck {
   const method = typeof selected === "string" ? selected : null;
   const oauthPath = join(dir, "oauth_creds.json");
   const has = {
-    GEMINI_API_KEY: variable(facts, "GEMINI_API_KEY") !== null,
-    GOOGLE_API_KEY: variable(facts, "GOOGLE_API_KEY") !== null,
-    GOOGLE_APPLICATION_CREDENTIALS: variable(facts, "GOOGLE_APPLICATION_CREDENTIALS") !== null,
+    GEMINI_API_KEY: env(facts, "GEMINI_API_KEY") !== null,
+    GOOGLE_API_KEY: env(facts, "GOOGLE_API_KEY") !== null,
+    GOOGLE_APPLICATION_CREDENTIALS: env(facts, "GOOGLE_APPLICATION_CREDENTIALS") !== null,
     oauth: fileExists(facts, oauthPath),
   };
   const apiKeyEndpoint = urlVariable(facts, "GOOGLE_GEMINI_BASE_URL") ??
@@ -415,8 +415,8 @@ const OPENCODE_PROVIDER_HOSTS: Readonly<Record<string, string>> = {
  * found (in the order above), else opencode.ai.
  */
 function checkOpencode(facts: ProviderFacts): ProviderCheck {
-  const configHome = variable(facts, "XDG_CONFIG_HOME");
-  const dataHome = variable(facts, "XDG_DATA_HOME");
+  const configHome = env(facts, "XDG_CONFIG_HOME");
+  const dataHome = env(facts, "XDG_DATA_HOME");
   const configDir = join(
     configHome !== null && configHome !== "unreadable"
       ? configHome
@@ -432,12 +432,12 @@ function checkOpencode(facts: ProviderFacts): ProviderCheck {
   );
   const found: string[] = [];
   const configs: Record<string, unknown>[] = [];
-  const content = variable(facts, "OPENCODE_CONFIG_CONTENT");
+  const content = env(facts, "OPENCODE_CONFIG_CONTENT");
   if (content !== null && content !== "unreadable") {
     found.push("OPENCODE_CONFIG_CONTENT");
     configs.push(parseJsonc(content));
   }
-  const configVar = variable(facts, "OPENCODE_CONFIG");
+  const configVar = env(facts, "OPENCODE_CONFIG");
   const files = [
     ...(configVar !== null && configVar !== "unreadable" ? [configVar] : []),
     ...["opencode.json", "opencode.jsonc", "config.json"].map((name) => join(configDir, name)),
@@ -458,10 +458,10 @@ function checkOpencode(facts: ProviderFacts): ProviderCheck {
   if (fileExists(facts, authPath)) found.push(authPath);
   for (
     const [name, value] of [
-      ["ANTHROPIC_API_KEY", variable(facts, "ANTHROPIC_API_KEY")],
-      ["OPENAI_API_KEY", variable(facts, "OPENAI_API_KEY")],
-      ["OPENROUTER_API_KEY", variable(facts, "OPENROUTER_API_KEY")],
-      ["GOOGLE_GENERATIVE_AI_API_KEY", variable(facts, "GOOGLE_GENERATIVE_AI_API_KEY")],
+      ["ANTHROPIC_API_KEY", env(facts, "ANTHROPIC_API_KEY")],
+      ["OPENAI_API_KEY", env(facts, "OPENAI_API_KEY")],
+      ["OPENROUTER_API_KEY", env(facts, "OPENROUTER_API_KEY")],
+      ["GOOGLE_GENERATIVE_AI_API_KEY", env(facts, "GOOGLE_GENERATIVE_AI_API_KEY")],
     ] as const
   ) {
     if (value !== null && value !== "unreadable") found.push(name);
