@@ -22,6 +22,7 @@ import {
   formatDoctor,
   type HarnessReport,
 } from "./doctor_report.ts";
+import { terminalSafe } from "./terminal_text.ts";
 import { resolveCliHome } from "./working_dir.ts";
 
 /** A version probe gets this long: gemini and opencode take 2–4 s cold (agents-notes). */
@@ -100,9 +101,9 @@ home is unsafe, the config or the store would stop the daemon), else 0.
     lines.push(...homeLines(home, daemon), configLine, storeLine(readStoreFacts(paths), daemon));
     lines.push(serviceLine(io));
     if (values.json) {
-      io.out(
-        JSON.stringify(jsonReport(lines, harnesses.map((h) => h.report), home, daemon), null, 2),
-      );
+      // JSON escapes C0 controls but not C1 or bidi marks a version line may carry.
+      const report = jsonReport(lines, harnesses.map((h) => h.report), home, daemon);
+      io.out(terminalSafe(JSON.stringify(report, null, 2)));
     } else {
       io.out(formatDoctor(lines));
     }
