@@ -7,6 +7,7 @@ import { automationsCommand } from "./automations.ts";
 import { capabilitiesCommand } from "./capabilities.ts";
 import { chatCommand } from "./chat.ts";
 import { completionsCommand } from "./completions.ts";
+import { doctorCommand } from "./doctor.ts";
 import { type Command, EXIT, type Io, UsageError } from "./command.ts";
 import { eventsCommand } from "./events.ts";
 import { logsCommand } from "./logs.ts";
@@ -46,6 +47,7 @@ export const COMMANDS: readonly Command[] = [
   logsCommand,
   storeCommand,
   serviceCommand,
+  doctorCommand,
   watchCommand,
   // Reads the table only when it runs, so it can complete every command, itself included.
   completionsCommand(() => COMMANDS),

@@ -90,6 +90,30 @@ export interface ServicePlan {
   readonly status: readonly string[];
 }
 
+/** Where the service file of `os` lives: what `svc service install` writes and `svc doctor` looks for. */
+export function serviceFilePath(
+  os: ServiceOs,
+  input: Pick<ServicePlanInput, "homeDir" | "xdgConfigHome" | "localAppData">,
+): string {
+  switch (os) {
+    case "linux":
+      return posix.join(
+        input.xdgConfigHome || posix.join(input.homeDir, ".config"),
+        "systemd",
+        "user",
+        SYSTEMD_UNIT_NAME,
+      );
+    case "darwin":
+      return posix.join(input.homeDir, "Library", "LaunchAgents", `${LAUNCHD_LABEL}.plist`);
+    case "windows":
+      return win32.join(
+        input.localAppData || win32.join(input.homeDir, "AppData", "Local"),
+        "svc",
+        "svc-task.xml",
+      );
+  }
+}
+
 /** The service plan for `input.os`; pure, so each OS is testable anywhere. */
 export function servicePlan(input: ServicePlanInput): ServicePlan {
   const daemonArgs = ["serve", ...(input.tcp === null ? [] : ["--tcp", input.tcp])];
@@ -109,13 +133,12 @@ function systemdPlan(
   daemonArgs: string[],
   env: Record<string, string> | undefined,
 ): ServicePlan {
-  const configHome = input.xdgConfigHome || posix.join(input.homeDir, ".config");
   const systemctl = (...args: string[]) => ["systemctl", "--user", ...args];
   return {
     os: "linux",
     description: `systemd --user unit "${SYSTEMD_UNIT_NAME}"`,
     file: {
-      path: posix.join(configHome, "systemd", "user", SYSTEMD_UNIT_NAME),
+      path: serviceFilePath("linux", input),
       content: systemdUnit({
         execPath: input.program.execPath,
         args: [...input.program.args, ...daemonArgs],
@@ -143,7 +166,7 @@ function launchdPlan(
   if (input.uid === undefined) throw new Error("A launchd plan needs the user id");
   const domain = `gui/${input.uid}`;
   const target = `${domain}/${LAUNCHD_LABEL}`;
-  const path = posix.join(input.homeDir, "Library", "LaunchAgents", `${LAUNCHD_LABEL}.plist`);
+  const path = serviceFilePath("darwin", input);
   return {
     os: "darwin",
     description: `launchd LaunchAgent "${LAUNCHD_LABEL}"`,
@@ -173,8 +196,7 @@ function launchdPlan(
 
 function windowsPlan(input: ServicePlanInput, daemonArgs: string[]): ServicePlan {
   if (!input.user) throw new Error("A Scheduled Task plan needs the user name");
-  const appData = input.localAppData || win32.join(input.homeDir, "AppData", "Local");
-  const path = win32.join(appData, "svc", "svc-task.xml");
+  const path = serviceFilePath("windows", input);
   const svc = (...args: string[]) => [input.program.execPath, ...input.program.args, ...args];
   // `svc stop` ends the daemon gracefully; `schtasks /End` would kill it outright.
   const stopDaemon = { argv: svc("stop", "--home", input.svcHome), mayFail: true };

@@ -125,16 +125,104 @@ async function runVersion(
   try {
     const status = await Promise.race([child.status, timedOut]);
     if (status !== null) return status.success;
-    try {
-      if (windows) child.kill("SIGKILL");
-      else Deno.kill(-child.pid, "SIGKILL");
-    } catch {
-      // It exited between the timeout and the kill.
-    }
+    killTree(child, windows);
     await child.status;
     return false;
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/** What a version probe printed, for `svc doctor`. */
+export interface VersionText {
+  /** True when the program exited 0 within the timeout. */
+  answered: boolean;
+  /** The first non-empty line it printed (stdout, else stderr), at most 200 characters, or null. */
+  text: string | null;
+}
+
+/** The bytes of version output kept; the rest is read and dropped so the child never blocks. */
+const VERSION_OUTPUT_BYTES = 4096;
+
+/**
+ * Runs `path args…` as the version probe does (no stdin, its own process
+ * group, killed at `timeoutMs`), keeping the start of what it prints: the
+ * daemon only needs "answered", `svc doctor` shows the version too.
+ */
+export async function readVersion(
+  path: string,
+  args: string[],
+  { timeoutMs, env }: { timeoutMs: number; env: Readonly<Record<string, string>> },
+): Promise<VersionText> {
+  const windows = Deno.build.os === "windows";
+  let child: Deno.ChildProcess;
+  try {
+    child = new Deno.Command(path, {
+      args,
+      env: { ...env },
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+      detached: !windows,
+    }).spawn();
+  } catch {
+    return { answered: false, text: null };
+  }
+  const reads = [readHead(child.stdout), readHead(child.stderr)];
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<null>((resolve) =>
+    timer = setTimeout(() => resolve(null), timeoutMs)
+  );
+  try {
+    const status = await Promise.race([child.status, timedOut]);
+    if (status === null) {
+      killTree(child, windows);
+      await child.status;
+    }
+    // A grandchild may hold the pipes open: the reads get as long as the child had left.
+    let readTimer: ReturnType<typeof setTimeout> | undefined;
+    const [stdout, stderr] = await Promise.race([
+      Promise.all(reads),
+      new Promise<[string, string]>((resolve) =>
+        readTimer = setTimeout(() => resolve(["", ""]), 500)
+      ),
+    ]).finally(() => clearTimeout(readTimer));
+    const line = [stdout, stderr].flatMap((text) => text.split(/\r?\n/))
+      .map((text) => text.trim()).find((text) => text !== "");
+    return { answered: status?.success ?? false, text: line?.slice(0, 200) ?? null };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The first VERSION_OUTPUT_BYTES of a stream as text; the rest is drained. */
+async function readHead(stream: ReadableStream<Uint8Array>): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of stream) {
+      if (size < VERSION_OUTPUT_BYTES) chunks.push(chunk.subarray(0, VERSION_OUTPUT_BYTES - size));
+      size += chunk.length;
+    }
+  } catch {
+    // The stream closed under us (killed child): what came is enough.
+  }
+  const bytes = new Uint8Array(Math.min(size, VERSION_OUTPUT_BYTES));
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+/** Kills a probe and what it started (its process group on Unix). */
+function killTree(child: Deno.ChildProcess, windows: boolean): void {
+  try {
+    if (windows) child.kill("SIGKILL");
+    else Deno.kill(-child.pid, "SIGKILL");
+  } catch {
+    // It exited between the timeout and the kill.
   }
 }
 

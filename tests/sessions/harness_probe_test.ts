@@ -4,6 +4,7 @@ import {
   probeAll,
   probeHarness,
   type ProgramProber,
+  readVersion,
   systemProber,
 } from "../../src/sessions/harness_probe.ts";
 import { buildRegistry, type HarnessSpec } from "../../src/sessions/harnesses.ts";
@@ -252,6 +253,56 @@ Deno.test({
         }
         assert.ok(gone, `process ${pid} of the version probe is still running`);
       }
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "readVersion() keeps the first line printed, and kills a probe that outlives its timeout",
+  ignore: !linux,
+  ...sanitize,
+  fn: async (t) => {
+    const dir = await scripts({
+      prints: 'echo ""\necho "tool 1.2.3"\necho "more"',
+      stderr: 'echo "tool from stderr" >&2\nexit 3',
+      silent: "exit 0",
+      slow: 'echo "tool 9"\nsleep 30 &\nwait',
+    });
+    try {
+      await t.step("the first non-empty stdout line", async () => {
+        assert.deepEqual(await readVersion(`${dir}/prints`, [], { timeoutMs: 5000, env: {} }), {
+          answered: true,
+          text: "tool 1.2.3",
+        });
+      });
+      await t.step("stderr when stdout is empty; a failing exit is not an answer", async () => {
+        assert.deepEqual(await readVersion(`${dir}/stderr`, [], { timeoutMs: 5000, env: {} }), {
+          answered: false,
+          text: "tool from stderr",
+        });
+      });
+      await t.step("nothing printed", async () => {
+        assert.deepEqual(await readVersion(`${dir}/silent`, [], { timeoutMs: 5000, env: {} }), {
+          answered: true,
+          text: null,
+        });
+      });
+      await t.step("timed out: killed with its children, what it printed kept", async () => {
+        const result = await withinHang(
+          readVersion(`${dir}/slow`, [], { timeoutMs: 300, env: {} }),
+          30_000 + HANG_MS,
+          "readVersion",
+        );
+        assert.deepEqual(result, { answered: false, text: "tool 9" });
+      });
+      await t.step("a program that cannot start", async () => {
+        assert.deepEqual(await readVersion(`${dir}/missing`, [], { timeoutMs: 1000, env: {} }), {
+          answered: false,
+          text: null,
+        });
+      });
     } finally {
       await Deno.remove(dir, { recursive: true });
     }

@@ -207,7 +207,6 @@ Deno.test("svc ui session view: d pages the worktree's diff (D27), safe and colo
           status: 200,
           body: {
             diff: {
-              // deno-lint-ignore no-control-regex
               data: "diff --git a/x b/x\n@@ -1 +1 @@\n-old\n+new \x1b]0;pwned\x07\n",
               nextOffset: null,
             },
