@@ -5,6 +5,7 @@
  * ended meanwhile says so, and a daemon that is away says that.
  */
 import { terminalSafe } from "../cli/terminal_text.ts";
+import type { RuleScope } from "../policy/approval_rules.ts";
 import type { UiClient } from "./sync.ts";
 
 /** What a user's action came to, for the status line. */
@@ -42,11 +43,15 @@ export class UiActions {
     this.#client = client;
   }
 
-  /** Answers a permission request; `remember` is "always" (the agent's own, until D28). */
+  /**
+   * Answers a permission request; with a `scope`, "always": svc stores a
+   * rule for this session, this project or everywhere (D28) and the agent
+   * gets a plain allow.
+   */
   answer(
     request: { sessionId: string; requestId: string },
     decision: "allow" | "deny",
-    remember = false,
+    scope?: RuleScope,
   ): Promise<Outcome> {
     return this.#call(
       "/actions",
@@ -55,9 +60,9 @@ export class UiActions {
         sessionId: request.sessionId,
         requestId: request.requestId,
         decision,
-        ...(remember ? { remember: true } : {}),
+        ...(scope === undefined ? {} : { scope }),
       },
-      decision === "allow" ? (remember ? "Allowed, always" : "Allowed") : "Denied",
+      decision === "allow" ? (scope ? `Allowed, always (${scope})` : "Allowed") : "Denied",
       { 404: "Already answered elsewhere", 409: "Already answered elsewhere" },
     );
   }

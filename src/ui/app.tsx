@@ -16,9 +16,16 @@ import {
   fleetState,
   lastEventOf,
   nextAttention,
+  type PendingApproval,
   type SessionRecord,
 } from "./model.ts";
 import type { UiStore } from "./store.ts";
+import {
+  describeRule,
+  proposeRule,
+  RULE_SCOPES,
+  type RuleScope,
+} from "../policy/approval_rules.ts";
 import type { UiSync } from "./sync.ts";
 import { ApprovalsView } from "./components/approvals_view.tsx";
 import { AttentionView } from "./components/attention_view.tsx";
@@ -51,9 +58,11 @@ export interface AppProps {
   tickMs?: number;
 }
 
+/** A question over the view: `y` runs it, or one of `keys` with its value (the scope chooser). */
 interface Confirm {
   lines: string[];
-  run: () => Promise<Outcome>;
+  keys?: Record<string, string>;
+  run: (choice?: string) => Promise<Outcome>;
 }
 
 const EMPTY_FORM: Omit<FormState, "projectRoot"> = {
@@ -248,19 +257,30 @@ function Screen(props: AppProps) {
         return;
       case "allow":
       case "deny":
-      case "always":
         if (chosenApproval === null) {
           setMessage({ ok: false, message: "No request waits here" });
           return;
         }
-        report(
-          actions.answer(
-            chosenApproval,
-            command === "deny" ? "deny" : "allow",
-            command === "always",
-          ),
-        );
+        report(actions.answer(chosenApproval, command));
         return;
+      case "always": {
+        if (chosenApproval === null) {
+          setMessage({ ok: false, message: "No request waits here" });
+          return;
+        }
+        // D28: "always" is a rule of svc's; the user picks where it applies, seeing each rule.
+        const approval = chosenApproval;
+        setConfirm({
+          lines: [
+            "Always allow — the rule it creates:",
+            ...scopeLines(approval),
+            "s this session · p this project · e everywhere · Esc cancels",
+          ],
+          keys: { s: "session", p: "project", e: "everywhere" },
+          run: (scope) => actions.answer(approval, "allow", scope as RuleScope),
+        });
+        return;
+      }
       case "input":
         if (session?.status === "running") setInput("");
         else setMessage({ ok: false, message: "The session is not live" });
@@ -396,6 +416,12 @@ function Screen(props: AppProps) {
   const handleKey = (text: string, key: Key) => {
     const name = keyName(text, key);
     if (confirm) {
+      if (confirm.keys) {
+        const choice = Object.hasOwn(confirm.keys, name) ? confirm.keys[name] : undefined;
+        if (choice !== undefined) report(confirm.run(choice));
+        if (choice !== undefined || name === "<escape>") setConfirm(null);
+        return;
+      }
       if (name === "y") report(confirm.run());
       if (name === "y" || name === "n" || name === "<escape>") setConfirm(null);
       return;
@@ -591,6 +617,24 @@ function Body(props: BodyProps) {
         />
       );
   }
+}
+
+/** The rule each scope of "always" would create for `approval` (D28), one line each. */
+function scopeLines(approval: PendingApproval): string[] {
+  return RULE_SCOPES.map((scope) => {
+    const rule = proposeRule({
+      sessionId: approval.sessionId,
+      projectRoot: approval.projectRoot ?? "",
+      tool: approval.tool,
+      kind: approval.kind ?? "other",
+      argv: approval.argv ?? null,
+      command: approval.command ?? null,
+    }, scope);
+    const text = rule === null
+      ? "no rule (not one simple command): a plain allow"
+      : describeRule(rule);
+    return `  ${scope[0]}  ${scope.padEnd(10)} ${safeLine(text)}`;
+  });
 }
 
 /** The colour of a diff line: additions, removals and hunk heads. */

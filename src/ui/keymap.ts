@@ -132,7 +132,7 @@ export const KEYMAP: readonly Binding[] = [
   {
     key: "a",
     command: "always",
-    help: "always allow (this session)",
+    help: "always allow (asks where)",
     views: ["approvals", "session"],
   },
   { key: "i", command: "input", help: "type the next turn", views: ["session"] },

@@ -35,6 +35,11 @@ export interface PendingApproval {
   summary: string;
   requestedAt: string;
   expiresAt: string;
+  /** What a rule of this request would match (D28), when the daemon says. */
+  kind?: "shell" | "edit" | "read" | "fetch" | "other";
+  command?: string | null;
+  argv?: string[] | null;
+  projectRoot?: string | null;
 }
 
 /** A routine of `svc.automations.overview`. */

@@ -86,8 +86,15 @@ Deno.test("svc ui approvals: y, n and a answer the selected request; a 409 is 'a
   assert.match(app.frame(), /Allowed/);
   await app.press("n");
   assert.equal(app.calls.at(-1)?.body.decision, "deny");
+  // "Always" asks where, showing the rule each scope creates (D28).
+  const before = app.calls.length;
   await app.press("a");
-  assert.equal(app.calls.at(-1)?.body.remember, true);
+  assert.match(app.frame(), /Always allow — the rule it creates:/);
+  assert.match(app.frame(), /s {2}session +allow .*session/);
+  assert.equal(app.calls.length, before, "nothing is answered before a scope is chosen");
+  await app.press("p");
+  assert.equal(app.calls.at(-1)?.body.scope, "project");
+  assert.equal(app.calls.at(-1)?.body.decision, "allow");
   status = 409;
   await app.press("y");
   assert.match(app.frame(), /Already answered elsewhere/);

@@ -23,7 +23,7 @@ export function ApprovalsView(
   );
   return (
     <Box flexDirection="column">
-      <Text dimColor>y allow · n deny · a always (this session) · oldest first</Text>
+      <Text dimColor>y allow · n deny · a always (asks where) · oldest first</Text>
       <Row>
         <Cell width={13} dim>SESSION</Cell>
         <Cell width={8} dim>HARNESS</Cell>
