@@ -30,7 +30,7 @@ async function git(cwd: string, ...args: string[]): Promise<void> {
 Deno.test("sessions list: ACTIVITY is working, waiting approval, idle; the daemon log tells the lifecycle", async () => {
   await using d = await startCliDaemon();
   const header = (await d.svc(["sessions", "list"])).stdout.split("\n")[0];
-  assert.match(header, /^ID +STATUS +ACTIVITY +HARNESS +CREATED +TITLE$/);
+  assert.match(header, /^ID +STATUS +ACTIVITY +HARNESS +CREATED +RESUMABLE +TITLE$/);
 
   const asking = await d.start("agent", "ask Bash touch SECRET_PROMPT_TEXT");
   await rowOf(d, asking, /^ses_\w+ +running +waiting approval +agent /);
