@@ -13,11 +13,7 @@
  * command found anywhere in the text (inside chains, pipelines, substitutions
  * and subshells), with what of its argv is literal, for deny rules.
  */
-// Both WebAssembly files are imported as bytes, so they live in the module graph: in the bundle
-// and the compiled binary as much as in a checkout (deno.json: "unstable": ["raw-imports"]).
-import bashGrammar from "tree-sitter-bash/tree-sitter-bash.wasm" with { type: "bytes" };
-import treeSitterRuntime from "web-tree-sitter/web-tree-sitter.wasm" with { type: "bytes" };
-import { Language, type Node, Parser } from "web-tree-sitter";
+import type { Node, Parser } from "web-tree-sitter";
 
 /** What approval rules know of one shell command text. */
 export interface ParsedCommand {
@@ -38,12 +34,23 @@ const MAX_DEPTH = 4;
 
 let parserPromise: Promise<Parser> | null = null;
 
-/** The bash parser, loaded once from the grammar's and the runtime's WebAssembly bytes. */
+/**
+ * The bash parser, loaded once, on first use (a program that never parses a
+ * command, such as `svc ui`, never loads 1.5 MB of WebAssembly). Both .wasm
+ * files are imported as bytes, so they are in the module graph: in the
+ * bundle and the compiled binary as much as in a checkout (deno.json:
+ * `"unstable": ["raw-imports"]`).
+ */
 function bashParser(): Promise<Parser> {
   parserPromise ??= (async () => {
-    await Parser.init({ wasmBinary: treeSitterRuntime });
+    const [{ Language, Parser }, grammar, runtime] = await Promise.all([
+      import("web-tree-sitter"),
+      import("tree-sitter-bash/tree-sitter-bash.wasm", { with: { type: "bytes" } }),
+      import("web-tree-sitter/web-tree-sitter.wasm", { with: { type: "bytes" } }),
+    ]);
+    await Parser.init({ wasmBinary: runtime.default });
     const parser = new Parser();
-    parser.setLanguage(await Language.load(bashGrammar));
+    parser.setLanguage(await Language.load(grammar.default));
     return parser;
   })();
   parserPromise.catch(() => parserPromise = null);
