@@ -7,12 +7,7 @@
  */
 import type { SvcClient } from "../client/client.ts";
 import type { PendingApproval } from "../approvals/broker.ts";
-import {
-  describeRule,
-  proposeRule,
-  RULE_SCOPES,
-  type RuleScope,
-} from "../policy/approval_rules.ts";
+import { alwaysChoices, type RuleScope } from "../policy/approval_rules.ts";
 import { terminalSafe } from "./terminal_text.ts";
 import type { EventRecord } from "../store/events_store.ts";
 import type { SessionRecord } from "../store/sessions_store.ts";
@@ -160,20 +155,7 @@ export class PermissionPrompt {
       this.#ask();
       return;
     }
-    const lines = RULE_SCOPES.map((scope) => {
-      const rule = proposeRule({
-        sessionId: pending.sessionId,
-        projectRoot: pending.projectRoot ?? "",
-        tool: pending.tool,
-        kind: pending.kind ?? "other",
-        argv: pending.argv ?? null,
-        command: pending.command ?? null,
-      }, scope);
-      const key = scope[0];
-      return `  [${key}] ${scope.padEnd(10)} ${
-        rule === null ? "no rule (not one simple command): a plain allow" : describeRule(rule)
-      }`;
-    });
+    const lines = alwaysChoices(pending);
     this.#terminal.notice(
       terminalSafe(["Always allow — the rule it creates:", ...lines].join("\n"), {
         keepTabs: true,

@@ -242,6 +242,36 @@ export function proposeRule(
   return { decision: "allow", ...where, tool: source.tool };
 }
 
+/**
+ * What "always" would do in each scope for a pending request, one line each
+ * (`  s  session    allow shell …`): what `svc chat` and `svc ui` show
+ * before the user picks. A request that has no simple command gets a plain
+ * allow, said so.
+ */
+export function alwaysChoices(pending: {
+  sessionId: string;
+  projectRoot?: string | null;
+  tool: string;
+  kind?: ToolKind;
+  argv?: string[] | null;
+  command?: string | null;
+}): string[] {
+  return RULE_SCOPES.map((scope) => {
+    const rule = proposeRule({
+      sessionId: pending.sessionId,
+      projectRoot: pending.projectRoot ?? "",
+      tool: pending.tool,
+      kind: pending.kind ?? "other",
+      argv: pending.argv ?? null,
+      command: pending.command ?? null,
+    }, scope);
+    const text = rule === null
+      ? "no rule (not one simple command): a plain allow"
+      : describeRule(rule);
+    return `  [${scope[0]}] ${scope.padEnd(10)} ${text}`;
+  });
+}
+
 /** One line describing a rule: `allow shell "npm test" in session ses_…`. */
 export function describeRule(rule: Omit<ApprovalRule, "id" | "createdAt">): string {
   const parts: string[] = [rule.decision];

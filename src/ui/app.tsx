@@ -16,16 +16,10 @@ import {
   fleetState,
   lastEventOf,
   nextAttention,
-  type PendingApproval,
   type SessionRecord,
 } from "./model.ts";
 import type { UiStore } from "./store.ts";
-import {
-  describeRule,
-  proposeRule,
-  RULE_SCOPES,
-  type RuleScope,
-} from "../policy/approval_rules.ts";
+import { alwaysChoices, type RuleScope } from "../policy/approval_rules.ts";
 import type { UiSync } from "./sync.ts";
 import { ApprovalsView } from "./components/approvals_view.tsx";
 import { AttentionView } from "./components/attention_view.tsx";
@@ -273,7 +267,7 @@ function Screen(props: AppProps) {
         setConfirm({
           lines: [
             "Always allow — the rule it creates:",
-            ...scopeLines(approval),
+            ...alwaysChoices(approval).map(safeLine),
             "s this session · p this project · e everywhere · Esc cancels",
           ],
           keys: { s: "session", p: "project", e: "everywhere" },
@@ -617,24 +611,6 @@ function Body(props: BodyProps) {
         />
       );
   }
-}
-
-/** The rule each scope of "always" would create for `approval` (D28), one line each. */
-function scopeLines(approval: PendingApproval): string[] {
-  return RULE_SCOPES.map((scope) => {
-    const rule = proposeRule({
-      sessionId: approval.sessionId,
-      projectRoot: approval.projectRoot ?? "",
-      tool: approval.tool,
-      kind: approval.kind ?? "other",
-      argv: approval.argv ?? null,
-      command: approval.command ?? null,
-    }, scope);
-    const text = rule === null
-      ? "no rule (not one simple command): a plain allow"
-      : describeRule(rule);
-    return `  ${scope[0]}  ${scope.padEnd(10)} ${safeLine(text)}`;
-  });
 }
 
 /** The colour of a diff line: additions, removals and hunk heads. */

@@ -27,20 +27,9 @@ export interface SessionRecord {
   resumable?: boolean;
 }
 
-/** A pending permission request (`svc.sessions.approvals`, D18). */
-export interface PendingApproval {
-  sessionId: string;
-  requestId: string;
-  tool: string;
-  summary: string;
-  requestedAt: string;
-  expiresAt: string;
-  /** What a rule of this request would match (D28), when the daemon says. */
-  kind?: "shell" | "edit" | "read" | "fetch" | "other";
-  command?: string | null;
-  argv?: string[] | null;
-  projectRoot?: string | null;
-}
+/** A pending permission request (`svc.sessions.approvals`, D18, D28). */
+export type { PendingApproval } from "../approvals/broker.ts";
+import type { PendingApproval } from "../approvals/broker.ts";
 
 /** A routine of `svc.automations.overview`. */
 export interface RoutineOverview {

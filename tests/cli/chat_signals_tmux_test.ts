@@ -7,9 +7,9 @@
 import assert from "node:assert/strict";
 import { removeTree, tempHome } from "../helpers/home.ts";
 import { startCliDaemon } from "./cli_daemon.ts";
-import { hasTmux, svcCommandLine, tmuxPanes } from "./tmux_panes.ts";
+import { svcCommandLine, tmuxPanes } from "./tmux_panes.ts";
+import { TMUX_INSTALLED } from "../helpers/tmux.ts";
 
-const TMUX_INSTALLED = await hasTmux();
 if (!TMUX_INSTALLED) {
   console.warn("\n*** chat_signals_tmux_test.ts SKIPPED: tmux is not installed ***\n");
 }

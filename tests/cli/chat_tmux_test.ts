@@ -9,21 +9,8 @@ import { waitForEnd } from "../helpers/daemon.ts";
 import { removeTree, tempHome } from "../helpers/home.ts";
 import { MAIN } from "../helpers/process.ts";
 import { startCliDaemon } from "./cli_daemon.ts";
+import { shellQuote, TMUX_INSTALLED, tmuxPane } from "../helpers/tmux.ts";
 
-async function hasTmux(): Promise<boolean> {
-  try {
-    const { success } = await new Deno.Command("tmux", {
-      args: ["-V"],
-      stdout: "null",
-      stderr: "null",
-    }).output();
-    return success;
-  } catch {
-    return false;
-  }
-}
-
-const TMUX_INSTALLED = await hasTmux();
 if (!TMUX_INSTALLED) {
   console.warn(
     "\n*** chat_tmux_test.ts SKIPPED: tmux is not installed, so `svc chat` is not tested in a " +
@@ -31,49 +18,16 @@ if (!TMUX_INSTALLED) {
   );
 }
 
-/** `text` quoted for a POSIX shell. */
-function shellQuote(text: string): string {
-  return `'${text.replaceAll("'", `'\\''`)}'`;
-}
-
-/** A tmux server of its own (its socket in `dir`), with one pane. */
+/** A tmux server of its own (its socket in `dir`), with one pane, and a line typed with Enter. */
 function tmuxOn(dir: string) {
-  const socket = `${dir}/tmux.sock`;
-  const run = async (...args: string[]): Promise<string> => {
-    const output = await new Deno.Command("tmux", {
-      args: ["-S", socket, "-f", "/dev/null", ...args],
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const decoder = new TextDecoder();
-    if (!output.success) {
-      throw new Error(`tmux ${args.join(" ")}: ${decoder.decode(output.stderr)}`);
-    }
-    return decoder.decode(output.stdout);
-  };
+  const pane = tmuxPane(dir, "chat");
   return {
-    run,
-    /** The pane's visible text (`escapes`: with its colours as escape sequences). */
-    screen: (escapes = false) =>
-      run("capture-pane", "-p", ...(escapes ? ["-e"] : []), "-t", "chat"),
+    ...pane,
     /** Types `text` literally, then Enter. */
     async typeLine(text: string): Promise<void> {
-      await run("send-keys", "-t", "chat", "-l", text);
-      await run("send-keys", "-t", "chat", "Enter");
+      await pane.keys([text], true);
+      await pane.keys(["Enter"]);
     },
-    /** Waits until the screen matches `pattern`; returns the screen. */
-    async waitFor(pattern: RegExp, timeoutMs = 20_000): Promise<string> {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const text = await run("capture-pane", "-p", "-t", "chat");
-        if (pattern.test(text)) return text;
-        if (Date.now() > deadline) {
-          throw new Error(`The screen never matched ${pattern}:\n${text}`);
-        }
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    },
-    kill: () => run("kill-server").catch(() => ""),
   };
 }
 

@@ -8,9 +8,8 @@ import assert from "node:assert/strict";
 import { allEvents, waitForEnd } from "../helpers/daemon.ts";
 import { removeTree, tempHome } from "../helpers/home.ts";
 import { type CliDaemon, startCliDaemon } from "./cli_daemon.ts";
-import { hasTmux, tmuxPanes } from "./tmux_panes.ts";
-
-const TMUX_INSTALLED = await hasTmux();
+import { tmuxPanes } from "./tmux_panes.ts";
+import { TMUX_INSTALLED } from "../helpers/tmux.ts";
 
 /** Waits until the session's log holds an event of `kind`; returns its payload. */
 async function eventOf(d: CliDaemon, id: string, kind: string): Promise<Record<string, unknown>> {

@@ -3,20 +3,7 @@
  * (one tmux session each) that run `svc`, type keys and read the screen.
  */
 import { MAIN } from "../helpers/process.ts";
-
-/** Whether tmux runs here; tests that need it are skipped (with a warning) where not. */
-export async function hasTmux(): Promise<boolean> {
-  try {
-    const { success } = await new Deno.Command("tmux", {
-      args: ["-V"],
-      stdout: "null",
-      stderr: "null",
-    }).output();
-    return success;
-  } catch {
-    return false;
-  }
-}
+import { shellQuote } from "../helpers/tmux.ts";
 
 /** The command line of `svc ARGS` with `SVC_HOME=home` and colour allowed, for a shell. */
 export function svcCommandLine(home: string, args: string[], env: Record<string, string> = {}) {
@@ -24,11 +11,6 @@ export function svcCommandLine(home: string, args: string[], env: Record<string,
     .map(([key, value]) => `${key}=${shellQuote(value)}`).join(" ");
   const svc = [Deno.execPath(), "run", "--allow-all", MAIN, ...args].map(shellQuote).join(" ");
   return `env ${vars} ${svc}`;
-}
-
-/** `text` quoted for a POSIX shell. */
-export function shellQuote(text: string): string {
-  return `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
 /** The tmux server of a test; its socket lives in `dir`. */

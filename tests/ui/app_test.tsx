@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { KEYMAP } from "../../src/ui/keymap.ts";
-import { fleetLists, NOW, session } from "./fixtures.ts";
+import { approval, fleetLists, NOW, session } from "./fixtures.ts";
 import { KEY, renderApp, settle } from "./render_app.tsx";
 
 Deno.test("svc ui opens on the fleet: live sessions first, each state, the header's facts", async () => {
@@ -90,7 +90,7 @@ Deno.test("svc ui approvals: y, n and a answer the selected request; a 409 is 'a
   const before = app.calls.length;
   await app.press("a");
   assert.match(app.frame(), /Always allow — the rule it creates:/);
-  assert.match(app.frame(), /s {2}session +allow .*session/);
+  assert.match(app.frame(), /\[s\] session +allow .*session/);
   assert.equal(app.calls.length, before, "nothing is answered before a scope is chosen");
   await app.press("p");
   assert.equal(app.calls.at(-1)?.body.scope, "project");
@@ -108,14 +108,13 @@ Deno.test("svc ui rings the bell once per new approval", async () => {
   const before = app.terminal.bells;
   app.store.approvals([
     ...fleetLists().approvals,
-    {
+    approval({
       sessionId: "ses_01WORKING0000000000000000",
       requestId: "req_9",
       tool: "Edit",
       summary: "Edit: src/a.ts",
-      requestedAt: new Date(NOW).toISOString(),
-      expiresAt: new Date(NOW + 600_000).toISOString(),
-    },
+      kind: "edit",
+    }),
   ]);
   await settle();
   assert.equal(app.terminal.bells, before + 1);
@@ -383,14 +382,14 @@ Deno.test("svc ui shows a hostile agent's bytes as text (D25 terminal safety)", 
   lists.sessions = [
     session({ id: "ses_01EVIL00000000000000000000", title: `evil ${hostile}`, harness: hostile }),
   ];
-  lists.approvals = [{
+  lists.approvals = [approval({
     sessionId: "ses_01EVIL00000000000000000000",
     requestId: hostile,
     tool: `Bash${hostile}`,
     summary: `rm ${hostile}`,
-    requestedAt: new Date(NOW).toISOString(),
-    expiresAt: new Date(NOW + 60_000).toISOString(),
-  }];
+    command: `rm ${hostile}`,
+    argv: ["rm", hostile],
+  })];
   const app = renderApp(lists, { color: true });
   const frames: string[] = [];
   await settle();

@@ -45,6 +45,11 @@ export function approval(
     summary: "Bash: npm test",
     requestedAt: iso(30_000),
     expiresAt: new Date(NOW + 570_000).toISOString(),
+    kind: "shell",
+    command: "npm test",
+    argv: ["npm", "test"],
+    paths: [],
+    projectRoot: "/home/me/project",
     ...fields,
   };
 }
