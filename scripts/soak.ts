@@ -137,10 +137,9 @@ if (values["daemon-output"]) {
     create: true,
     truncate: true,
   });
-  const writer = file.writable.getWriter();
   for (const stream of [serve.stdout, serve.stderr]) {
     (async () => {
-      for await (const chunk of stream) await writer.write(chunk);
+      for await (const chunk of stream) file.writeSync(chunk);
     })().catch(() => {});
   }
 }
