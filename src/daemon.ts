@@ -1,6 +1,7 @@
 import type { DatabaseSync } from "node:sqlite";
 import { createHandler, type Handler } from "./api/app.ts";
 import { IdleRelease } from "./idle_release.ts";
+import { trimNativeHeap } from "./native_heap.ts";
 import type { Peer } from "./policy/peer.ts";
 import { buildRoutes } from "./api/routes.ts";
 import { type Clock, settlesWithin, systemClock } from "./clock.ts";
@@ -110,7 +111,8 @@ const SESSIONS_STOP_DEADLINE_MS = 15_000;
 const RESPONSE_BUDGET_BYTES = 64 * 1024 * 1024;
 /**
  * Idle this long (no request, no live session), the daemon gives back what it
- * can: SQLite's page cache (issue 26, docs/benchmarks.md).
+ * can: SQLite's page cache, then the C heap's free pages (issue 26,
+ * docs/benchmarks.md).
  */
 const IDLE_RELEASE_MS = 30_000;
 
@@ -425,7 +427,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const idleRelease = new IdleRelease(systemClock, {
       idleMs: IDLE_RELEASE_MS,
       busy: () => supervisor.liveCount() > 0,
-      release: () => db.exec("PRAGMA shrink_memory"),
+      release: () => {
+        db.exec("PRAGMA shrink_memory");
+        trimNativeHeap();
+      },
     });
     const served: Handler = Object.assign((req: Request, peer: Peer) => {
       idleRelease.touch();
