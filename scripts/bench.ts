@@ -18,6 +18,7 @@ import { concurrentSessions } from "./bench/stages_concurrent.ts";
 import { streamFanout, streamLatency } from "./bench/stages_streams.ts";
 import { pageRead, schedulerPass } from "./bench/stages_store.ts";
 import { bigPageRead } from "./bench/stages_big_page.ts";
+import { linesPageRead } from "./bench/stages_lines.ts";
 import { trickleLatency } from "./bench/stages_trickle.ts";
 import { uiBudgets } from "./bench/stages_ui.ts";
 
@@ -36,6 +37,7 @@ const STAGES: Record<string, (ctx: BenchContext) => Promise<Figure[]>> = {
   fanout: streamFanout,
   page: pageRead,
   bigpage: bigPageRead,
+  lines: linesPageRead,
   scheduler: schedulerPass,
   trickle: trickleLatency,
   ui: uiBudgets,

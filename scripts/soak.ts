@@ -15,9 +15,14 @@
  * - The daemon's RSS and open file descriptors (/proc/<pid>/fd) are sampled
  *   over time; at the end, idle, the fd count must be back near its baseline
  *   and RSS growth bounded.
+ * - Then the daemon is left idle: its RSS must come back to at most 1.5× the
+ *   idle baseline within --settle-seconds (issue 26: memory a busy hour took
+ *   is given back once the daemon is idle).
  *
  * Options: --minutes N (default 5), --concurrency N (session workers, default 3),
- * --sample-seconds N (default 5), --seed N (random choices; printed), --keep (keep the home).
+ * --sample-seconds N (default 5), --seed N (random choices; printed), --keep (keep the home),
+ * --settle-seconds N (default 120), --v8-flags FLAGS (passed to the daemon, e.g. --trace-gc),
+ * --daemon-output FILE (the daemon's stdout and stderr, discarded by default).
  * Exits 0 when every check held, 1 otherwise. Linux only (/proc).
  */
 import { parseArgs } from "node:util";
@@ -45,8 +50,14 @@ const { values } = parseArgs({
     "sample-seconds": { type: "string", default: "5" },
     seed: { type: "string" },
     keep: { type: "boolean", default: false },
+    "settle-seconds": { type: "string", default: "120" },
+    "v8-flags": { type: "string" },
+    "daemon-output": { type: "string" },
   },
 });
+/** Idle RSS at most this × the idle baseline once the soak's load is gone (issue 26). */
+const SETTLED_RSS_RATIO = 1.5;
+const settleMs = Math.max(0, Number(values["settle-seconds"])) * 1000;
 const minutes = Number(values.minutes);
 const concurrency = Math.max(1, Math.floor(Number(values.concurrency)));
 const sampleMs = Math.max(1, Number(values["sample-seconds"])) * 1000;
@@ -106,12 +117,32 @@ await Deno.writeTextFile(
 );
 const socket = `${home}/svc.sock`;
 const serve = new Deno.Command(Deno.execPath(), {
-  args: ["run", "--allow-all", MAIN, "serve", "--home", home],
+  args: [
+    "run",
+    "--allow-all",
+    ...(values["v8-flags"] ? [`--v8-flags=${values["v8-flags"]}`] : []),
+    MAIN,
+    "serve",
+    "--home",
+    home,
+  ],
   env: { NO_COLOR: "1", CODEX_HOME: project },
   stdin: "null",
-  stdout: "null",
-  stderr: "null",
+  stdout: values["daemon-output"] ? "piped" : "null",
+  stderr: values["daemon-output"] ? "piped" : "null",
 }).spawn();
+if (values["daemon-output"]) {
+  const file = await Deno.open(values["daemon-output"], {
+    write: true,
+    create: true,
+    truncate: true,
+  });
+  for (const stream of [serve.stdout, serve.stderr]) {
+    (async () => {
+      for await (const chunk of stream) file.writeSync(chunk);
+    })().catch(() => {});
+  }
+}
 let daemonExited = false;
 serve.status.then(() => daemonExited = true);
 
@@ -507,6 +538,43 @@ try {
     );
   }
   if (stats.sessions === 0) fail("no session ran");
+
+  // Memory that comes back: idle, with no client connected, RSS returns near the baseline
+  // and stays there; judged on the last sample of the window.
+  const settleTarget = baseline.rssKiB * SETTLED_RSS_RATIO;
+  const settleStarted = Date.now();
+  let settled = idle;
+  let firstUnderS: number | null = idle.rssKiB <= settleTarget ? 0 : null;
+  client.close();
+  while (Date.now() - settleStarted < settleMs && !daemonExited) {
+    await sleep(Math.min(sampleMs, settleMs - (Date.now() - settleStarted)));
+    settled = measure();
+    samples.push(settled);
+    console.log(
+      `t=${String(settled.atS).padStart(5)}s rss=${
+        (settled.rssKiB / 1024).toFixed(1).padStart(7)
+      } MiB fds=${String(settled.fds).padStart(4)} (idle, settling)`,
+    );
+    if (firstUnderS === null && settled.rssKiB <= settleTarget) {
+      firstUnderS = Math.round((Date.now() - settleStarted) / 1000);
+    }
+  }
+  client = new SvcClient({ socketPath: socket });
+  const settleS = Math.round((Date.now() - settleStarted) / 1000);
+  const ratio = settled.rssKiB / baseline.rssKiB;
+  console.log(
+    `rss after ${settleS} s idle: ${(settled.rssKiB / 1024).toFixed(1)} MiB, ${
+      ratio.toFixed(2)
+    }× the idle baseline (goal ≤ ${SETTLED_RSS_RATIO}× within ${settleMs / 1000} s; ${
+      firstUnderS === null ? "never under it" : `first under it after ${firstUnderS} s`
+    })`,
+  );
+  if (settled.rssKiB > settleTarget) {
+    fail(
+      `memory does not come back: ${(settled.rssKiB / 1024).toFixed(1)} MiB after ${settleS} s ` +
+        `idle, ${ratio.toFixed(2)}× the baseline ${(baseline.rssKiB / 1024).toFixed(1)} MiB`,
+    );
+  }
 } catch (error) {
   fail(`soak: ${error}`);
 } finally {
@@ -531,7 +599,7 @@ try {
   exitCode = failures.length === 0 ? 0 : 1;
   console.log(
     failures.length === 0
-      ? "soak: ok (no lost events, bounded growth)"
+      ? "soak: ok (no lost events, bounded growth, memory back when idle)"
       : `soak: FAILED (${failures.length} problems; replay the mix with --seed ${seed})`,
   );
 }

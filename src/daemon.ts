@@ -1,5 +1,8 @@
 import type { DatabaseSync } from "node:sqlite";
 import { createHandler, type Handler } from "./api/app.ts";
+import { IdleRelease } from "./idle_release.ts";
+import { trimNativeHeap } from "./native_heap.ts";
+import type { Peer } from "./policy/peer.ts";
 import { buildRoutes } from "./api/routes.ts";
 import { type Clock, settlesWithin, systemClock } from "./clock.ts";
 import { ConfigError } from "./config/config_error.ts";
@@ -106,6 +109,12 @@ const SESSIONS_STOP_DEADLINE_MS = 15_000;
 
 /** Bytes of large event pages held for sending at once (issue 13; docs/api.md §10). */
 const RESPONSE_BUDGET_BYTES = 64 * 1024 * 1024;
+/**
+ * Idle this long (no request, no live session), the daemon gives back what it
+ * can: SQLite's page cache, then the C heap's free pages (issue 26,
+ * docs/benchmarks.md).
+ */
+const IDLE_RELEASE_MS = 30_000;
 
 /** Starts a daemon on `options.home` (D1, D2). Throws `ConfigError` for exit-2 problems. */
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
@@ -424,11 +433,23 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       storeLost: () => store.state() === "lost",
     });
 
+    const idleRelease = new IdleRelease(systemClock, {
+      idleMs: IDLE_RELEASE_MS,
+      busy: () => supervisor.liveCount() > 0,
+      release: () => {
+        db.exec("PRAGMA shrink_memory");
+        trimNativeHeap();
+      },
+    });
+    const served: Handler = Object.assign((req: Request, peer: Peer) => {
+      idleRelease.touch();
+      return handler(req, peer);
+    }, { beforeBody: handler.beforeBody });
     const instanceHeader = { "svc-instance": instanceId };
-    listeners.push(await local.listen(handler, instanceHeader, log));
+    listeners.push(await local.listen(served, instanceHeader, log));
     if (options.tcp) {
       try {
-        listeners.push(listenTcp(options.tcp, handler, instanceHeader, log));
+        listeners.push(listenTcp(options.tcp, served, instanceHeader, log));
       } catch (error) {
         for (const listener of listeners) await listener.shutdown();
         throw new ConfigError(
@@ -439,6 +460,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       }
     }
     if (options.scheduler !== false) scheduler.start();
+    idleRelease.run(
+      stopping.signal,
+      (error) => log.warn("Giving memory back when idle failed", { error: String(error) }),
+    );
     log.info("svc daemon started", { pid: Deno.pid, instanceId, endpoint: local.address });
 
     const daemon: Daemon = {

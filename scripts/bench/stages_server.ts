@@ -11,8 +11,11 @@ import {
   residentBytes,
   type ServerProcess,
   startBareServer,
+  startServer,
   startSvc,
 } from "./processes.ts";
+
+const NODE_HTTP_SERVER = new URL("./bare_node_http_server.ts", import.meta.url).pathname;
 import { type Figure, figure, median } from "./report.ts";
 
 function serverOf(server: ServerProcess): { socket: string; pid: number } {
@@ -40,28 +43,42 @@ export async function healthThroughput(ctx: BenchContext): Promise<Figure[]> {
   const home = await makeHome(ctx, "health");
   const svc = await startSvc(ctx.registry, home, { cpuProfDir: ctx.cpuProfDir ?? undefined });
   let bare: ServerProcess | null = null;
+  let nodeHttp: ServerProcess | null = null;
   try {
     const bodyFile = join(ctx.root, "health.json");
     await captureHealth(svc.socket, bodyFile);
     bare = await startBareServer(ctx.registry, join(ctx.root, "bare.sock"), bodyFile);
+    const nodeSocket = join(ctx.root, "node-http.sock");
+    nodeHttp = await startServer(ctx.registry, "bare node:http", nodeSocket, [
+      NODE_HTTP_SERVER,
+      nodeSocket,
+      bodyFile,
+    ]);
     const svcRuns: number[] = [];
     const bareRuns: number[] = [];
+    const nodeRuns: number[] = [];
     const svcCpu: number[] = [];
     const bareCpu: number[] = [];
+    const nodeCpu: number[] = [];
     let errors = 0;
     for (let round = 0; round < ctx.sizes.healthRounds; round++) {
       const base = await runLoadProcess(ctx, serverOf(bare), LOAD_SCRIPT);
+      const node = await runLoadProcess(ctx, serverOf(nodeHttp), LOAD_SCRIPT);
       const ours = await runLoadProcess(ctx, serverOf(svc), LOAD_SCRIPT);
-      errors += base.errors + ours.errors;
+      errors += base.errors + node.errors + ours.errors;
       bareRuns.push(base.requestsPerSecond);
+      nodeRuns.push(node.requestsPerSecond);
       svcRuns.push(ours.requestsPerSecond);
       bareCpu.push(microsPerRequest(base));
+      nodeCpu.push(microsPerRequest(node));
       svcCpu.push(microsPerRequest(ours));
       ctx.log(
         `health round ${round + 1}: svc ${ours.requestsPerSecond.toFixed(0)} req/s ${
           svcCpu.at(-1)!.toFixed(1)
         } µs CPU/req, bare ${base.requestsPerSecond.toFixed(0)} req/s ${
           bareCpu.at(-1)!.toFixed(1)
+        } µs CPU/req, node:http ${node.requestsPerSecond.toFixed(0)} req/s ${
+          nodeCpu.at(-1)!.toFixed(1)
         } µs CPU/req`,
       );
     }
@@ -70,6 +87,8 @@ export async function healthThroughput(ctx: BenchContext): Promise<Figure[]> {
       baselineRounds: bareRuns,
       svcCpuMicrosPerRequest: svcCpu,
       baselineCpuMicrosPerRequest: bareCpu,
+      nodeHttpRounds: nodeRuns,
+      nodeHttpCpuMicrosPerRequest: nodeCpu,
       non200: errors,
       measureMs: ctx.sizes.healthMeasureMs,
       warmupMs: ctx.sizes.healthWarmupMs,
@@ -98,8 +117,19 @@ export async function healthThroughput(ctx: BenchContext): Promise<Figure[]> {
         baselineLabel: "bare Deno.serve, same JSON",
         details,
       }),
+      figure({
+        id: "health_cpu_us_per_request_vs_node_http",
+        label: "/health server CPU per request against node:http (median of rounds)",
+        unit: "µs",
+        better: "lower",
+        svc: median(svcCpu),
+        baseline: median(nodeCpu),
+        baselineLabel: "bare node:http, same JSON",
+        details,
+      }),
     ];
   } finally {
+    await nodeHttp?.stop();
     await bare?.stop();
     await svc.stop();
   }

@@ -107,7 +107,7 @@ function pageReader(
       if (batch.count === 0) return [];
       if (batch.json.length + 1 <= roomBytes) return [batch];
     }
-    return events.readJsonAfter(sessionId, after, max, kinds);
+    return events.readJsonAfter(sessionId, after, max, kinds, roomBytes);
   };
 }
 

@@ -67,7 +67,9 @@ export interface PageRow {
 /**
  * Reads up to `max` events after `afterSeq`. A batch row is returned only
  * when it fits in `roomBytes` (its bytes plus one comma): otherwise rows of
- * one event each, so the page is cut exactly.
+ * one event each, so the page is cut exactly. Rows of one event may stop at
+ * the first one past `roomBytes`, that one included: the page ends there
+ * either way (issue 26).
  */
 export type PageRead = (afterSeq: number, max: number, roomBytes: number) => PageRow[];
 

@@ -124,13 +124,17 @@ export class EventsStore {
    * Like `readAfter`, but each event as its record's JSON, UTF-8 bytes made
    * by SQLite (`json_object` in the record's key order): a page is then the
    * rows joined, without decoding, re-encoding or re-escaping in JavaScript
-   * (issue 14).
+   * (issue 14). With `roomBytes`, the rows stop at the first one that passes
+   * it (each counted with one comma), that row included: SQLite steps no
+   * further, so a 4 MiB page of 30 KB events no longer makes the JSON of all
+   * `limit` of them (issue 26: 33 MB for 130 events).
    */
   readJsonAfter(
     sessionId: string,
     afterSeq: number,
     limit: number,
     kinds?: readonly string[],
+    roomBytes = Infinity,
   ): JsonRow[] {
     const key = kinds?.length ?? -1;
     let statement = this.#readJson.get(key);
@@ -143,7 +147,16 @@ export class EventsStore {
       );
       this.#readJson.set(key, statement);
     }
-    return statement.all(sessionId, afterSeq, ...(kinds ?? []), limit) as unknown as JsonRow[];
+    const rows: JsonRow[] = [];
+    let bytes = 0;
+    // Leaving the loop resets the statement, so no read stays open.
+    for (const row of statement.iterate(sessionId, afterSeq, ...(kinds ?? []), limit)) {
+      const jsonRow = row as unknown as JsonRow;
+      rows.push(jsonRow);
+      bytes += jsonRow.json.length + 1;
+      if (bytes > roomBytes) break;
+    }
+    return rows;
   }
 
   /**

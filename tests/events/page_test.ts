@@ -23,6 +23,23 @@ function reader(events: EventRecord[]): PageRead {
     }));
 }
 
+/**
+ * A row per event that stops at the first row past `roomBytes` (each counted
+ * with a comma), as `EventsStore.readJsonAfter` does with a room (issue 26).
+ */
+function roomReader(events: EventRecord[]): PageRead {
+  return (afterSeq, max, roomBytes) => {
+    const rows = [];
+    let bytes = 0;
+    for (const row of reader(events)(afterSeq, max, roomBytes)) {
+      rows.push(row);
+      bytes += row.json.length + 1;
+      if (bytes > roomBytes) break;
+    }
+    return rows;
+  };
+}
+
 /** The events joined into one batch when it fits, else a row each (the path for small events). */
 function batchReader(events: EventRecord[]): PageRead {
   return (afterSeq, max, roomBytes) => {
@@ -171,4 +188,41 @@ Deno.test("buildPage() refuses a batch that a reader returned beyond its room", 
     () => buildPage(careless, { afterSeq: 0, limit: 5, maxBytes: 200 }),
     /beyond its room/,
   );
+});
+
+Deno.test("buildPage() gives the same page when the rows stop at the first one past the room (issue 26)", () => {
+  const events = log(60, 900).map((e, i) =>
+    i % 4 ? e : { ...e, payload_json: JSON.stringify({ data: "é\n".repeat(300 + i) }) }
+  );
+  const rowBytes = events.map((e) => utf8Length(JSON.stringify(e)) + 1);
+  const fits = (count: number) => 128 + rowBytes.slice(0, count).reduce((a, b) => a + b, 0);
+  const bounds = [
+    undefined,
+    2000,
+    fits(1),
+    fits(7),
+    fits(7) - 1,
+    fits(7) + 1,
+    fits(60),
+    fits(60) - 1,
+  ];
+  for (const maxBytes of bounds) {
+    for (
+      const options of [{ afterSeq: 0 }, { afterSeq: 5, limit: 40 }, { afterSeq: 0, limit: 60 }]
+    ) {
+      const run = (read: PageRead) => {
+        try {
+          const page = buildPage(read, { ...options, ...(maxBytes ? { maxBytes } : {}) });
+          return { ...page, body: text(page) };
+        } catch (error) {
+          return (error as ServiceError).details;
+        }
+      };
+      assert.deepEqual(
+        run(roomReader(events)),
+        run(reader(events)),
+        JSON.stringify({ maxBytes, options }),
+      );
+    }
+  }
 });

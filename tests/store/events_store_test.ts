@@ -121,6 +121,75 @@ Deno.test("readJsonAfter() gives each record's JSON, as JSON.stringify gives it 
   db.close();
 });
 
+Deno.test("readJsonAfter() with a room stops at the first row past it, that row included (issue 26)", () => {
+  const db = openDatabase(":memory:");
+  new SessionsStore(db).insert(runningSessionRow("ses_r"));
+  const store = new EventsStore(db);
+  store.appendBatch(
+    Array.from({ length: 20 }, (_, i) => ({
+      seq: i + 1,
+      id: `evt_${i + 1}`,
+      session_id: "ses_r",
+      kind: i % 2 ? "output" : "agent.message",
+      payload_json: JSON.stringify({ stream: "stdout", data: "0a1b\n".repeat(10 * (i + 1)) }),
+      created_at: "2026-11-23T00:00:00.000Z",
+    })),
+  );
+  const all = store.readJsonAfter("ses_r", 0, 100);
+  const sizes = all.map((row) => row.json.length + 1);
+  const upTo = (count: number) => sizes.slice(0, count).reduce((a, b) => a + b, 0);
+  const seqs = (rows: { seq: number }[]) => rows.map((row) => row.seq);
+  // Exactly full: the next row is the first past the room.
+  assert.deepEqual(seqs(store.readJsonAfter("ses_r", 0, 100, undefined, upTo(5))), [
+    1,
+    2,
+    3,
+    4,
+    5,
+    6,
+  ]);
+  assert.deepEqual(seqs(store.readJsonAfter("ses_r", 0, 100, undefined, upTo(5) - 1)), [
+    1,
+    2,
+    3,
+    4,
+    5,
+  ]);
+  assert.deepEqual(seqs(store.readJsonAfter("ses_r", 0, 100, undefined, 0)), [1]);
+  assert.deepEqual(seqs(store.readJsonAfter("ses_r", 0, 3, undefined, upTo(10))), [1, 2, 3]);
+  assert.deepEqual(seqs(store.readJsonAfter("ses_r", 17, 100, undefined, upTo(20))), [18, 19, 20]);
+  const outputs = store.readJsonAfter("ses_r", 0, 100, ["output"]);
+  const room = outputs[0].json.length + 1 + outputs[1].json.length + 1;
+  assert.deepEqual(seqs(store.readJsonAfter("ses_r", 0, 100, ["output"], room)), [2, 4, 6]);
+  // The same bytes as the unbounded read, and a stopped read leaves the statement usable.
+  const some = store.readJsonAfter("ses_r", 2, 100, undefined, upTo(4));
+  assert.deepEqual(
+    some.map((row) => [...row.json]),
+    all.slice(2, some.length + 2).map((r) => [...r.json]),
+  );
+  assert.deepEqual(seqs(store.readJsonAfter("ses_r", 0, 100)), seqs(all));
+  db.close();
+});
+
+Deno.test("readJsonAfter() leaves no read open after a room stops it (issue 26)", () => {
+  const dir = Deno.makeTempDirSync();
+  try {
+    const db = openDatabase(`${dir}/svc.db`);
+    new SessionsStore(db).insert(runningSessionRow("ses_w"));
+    const store = new EventsStore(db);
+    store.appendBatch([1, 2, 3].map((seq) => ({ ...record("ses_a", seq), session_id: "ses_w" })));
+    assert.equal(store.readJsonAfter("ses_w", 0, 100, undefined, 0).length, 1);
+    const other = openDatabase(`${dir}/svc.db`);
+    store.appendBatch([{ ...record("ses_a", 4), session_id: "ses_w" }]);
+    const checkpoint = other.prepare("PRAGMA wal_checkpoint(TRUNCATE)").get() as { busy: number };
+    assert.equal(checkpoint.busy, 0, "a checkpoint is not held back by the stopped read");
+    other.close();
+    db.close();
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
 Deno.test("appendBatch() stores an output event's payload as JSON.stringify would write it (issue 14)", () => {
   const db = openDatabase(":memory:");
   new SessionsStore(db).insert(runningSessionRow("ses_o"));
