@@ -2,7 +2,8 @@ import type { SessionRecord } from "../store/sessions_store.ts";
 import { CLIENT_OPTIONS, parseCommandArgs } from "./args.ts";
 import { converse } from "./chat_loop.ts";
 import { openTerminal } from "./chat_terminal.ts";
-import { type Command, EXIT, UsageError } from "./command.ts";
+import { type Command, EXIT, type Io, UsageError } from "./command.ts";
+import type { SvcClient } from "../client/client.ts";
 import { withClient } from "./connect.ts";
 import { describeError } from "./output.ts";
 import { offerResume } from "./resume_offer.ts";
@@ -29,25 +30,39 @@ Exits 0 when the session completed or on detach, 1 when it ended otherwise.`,
     }, { positionals: 1 });
     const sessionText = positionals[0];
     if (sessionText === undefined) throw new UsageError("Missing SESSION");
-    return await withClient(values.home, io, async (client) => {
-      const sessionId = await resolveSessionId(client, sessionText);
-      const response = await client.get<SessionRecord>(
-        `/sessions/${encodeURIComponent(sessionId)}`,
-      );
-      if (!response.ok) {
-        io.err(describeError(response.body));
-        return EXIT.refused;
-      }
-      const terminal = openTerminal(io);
-      try {
-        const session = await offerResume(client, response.body, terminal, {
-          resume: values.resume === true,
-        });
-        if (session === null) return EXIT.refused;
-        return await converse(client, session, terminal, { home: values.home });
-      } finally {
-        terminal.close();
-      }
-    });
+    return await withClient(
+      values.home,
+      io,
+      async (client) =>
+        await joinSession(client, await resolveSessionId(client, sessionText), io, values),
+    );
   },
 };
+
+/**
+ * The conversation of session `sessionId` in this terminal (attach, and
+ * `svc chat SESSION`): an ended conversation is offered to be resumed (D26),
+ * then the transcript is followed and each line typed is the next turn.
+ */
+export async function joinSession(
+  client: SvcClient,
+  sessionId: string,
+  io: Io,
+  options: { home?: string; resume?: boolean },
+): Promise<number> {
+  const response = await client.get<SessionRecord>(`/sessions/${encodeURIComponent(sessionId)}`);
+  if (!response.ok) {
+    io.err(describeError(response.body));
+    return EXIT.refused;
+  }
+  const terminal = openTerminal(io);
+  try {
+    const session = await offerResume(client, response.body, terminal, {
+      resume: options.resume === true,
+    });
+    if (session === null) return EXIT.refused;
+    return await converse(client, session, terminal, { home: options.home });
+  } finally {
+    terminal.close();
+  }
+}

@@ -5,7 +5,7 @@ import { openTerminal } from "./chat_terminal.ts";
 import { type Command, EXIT, type Io, UsageError } from "./command.ts";
 import { withClient } from "./connect.ts";
 import { describeError } from "./output.ts";
-import { offerResume } from "./resume_offer.ts";
+import { joinSession } from "./attach.ts";
 import { cliWorkingDirectory, resolveCliPath } from "./working_dir.ts";
 import { approvalsOption } from "./sessions.ts";
 
@@ -129,23 +129,7 @@ async function continueSession(
   values: { home?: string; resume?: boolean },
   io: Io,
 ): Promise<number> {
-  return await withClient(values.home, io, async (client) => {
-    const response = await client.get<SessionRecord>(`/sessions/${encodeURIComponent(sessionId)}`);
-    if (!response.ok) {
-      io.err(describeError(response.body));
-      return EXIT.refused;
-    }
-    const terminal = openTerminal(io);
-    try {
-      const session = await offerResume(client, response.body, terminal, {
-        resume: values.resume === true,
-      });
-      if (session === null) return EXIT.refused;
-      return await converse(client, session, terminal, { home: values.home });
-    } finally {
-      terminal.close();
-    }
-  });
+  return await withClient(values.home, io, (client) => joinSession(client, sessionId, io, values));
 }
 
 /**
