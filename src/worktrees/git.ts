@@ -20,11 +20,12 @@ export interface GitOptions {
 const DEFAULT_TIMEOUT_MS = 120_000;
 
 /**
- * Runs the real `git` program (no shell) with the repository's hooks off
+ * Starts the real `git` program (no shell) with the repository's hooks off
  * (svc never runs a repository's code behind its owner's back) and prompts
- * off (nobody is there to answer). A git that cannot start throws.
+ * off (nobody is there to answer), under the options' timeout and, when
+ * given, the daemon's process tracking. A git that cannot start throws.
  */
-export async function git(args: readonly string[], options: GitOptions): Promise<GitResult> {
+function spawnGit(args: readonly string[], options: GitOptions) {
   const timeout = AbortSignal.timeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   const command = new Deno.Command("git", {
     args: ["-c", "core.hooksPath=/dev/null", ...args],
@@ -37,6 +38,12 @@ export async function git(args: readonly string[], options: GitOptions): Promise
   });
   const child = options.processes?.spawn(command, { group: false, atStop: "wait" }) ??
     command.spawn();
+  return { child, timeout };
+}
+
+/** Runs `git` to its end: exit code, standard output and error (D20, D27). */
+export async function git(args: readonly string[], options: GitOptions): Promise<GitResult> {
+  const { child, timeout } = spawnGit(args, options);
   const output = await child.output();
   const decoder = new TextDecoder();
   const stderr = decoder.decode(output.stderr).trim();
@@ -77,18 +84,7 @@ export async function gitPage(
   offset: number,
   length: number,
 ): Promise<GitPage> {
-  const timeout = AbortSignal.timeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-  const command = new Deno.Command("git", {
-    args: ["-c", "core.hooksPath=/dev/null", ...args],
-    cwd: options.cwd,
-    env: { GIT_TERMINAL_PROMPT: "0", GIT_OPTIONAL_LOCKS: "0", ...options.env },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-    signal: timeout,
-  });
-  const child = options.processes?.spawn(command, { group: false, atStop: "wait" }) ??
-    command.spawn();
+  const { child, timeout } = spawnGit(args, options);
   const page = new Uint8Array(length);
   let filled = 0;
   let total = 0;
