@@ -264,6 +264,20 @@ function build() {
     ruleId: nullable(z.string()),
   });
 
+  /** A routine's scheduling state (D12): the health action's answer, and each routine of the overview. */
+  const routineHealthSchema = z.object({
+    id: z.string(),
+    status: z.enum(["ACTIVE", "PAUSED"]),
+    nextDueAt: nullable(isoTime),
+    lastPlannedAt: nullable(isoTime),
+    lastRunAt: nullable(isoTime),
+    lastSuccessAt: nullable(isoTime),
+    consecutiveFailures: z.int(),
+    missedCount: z.int(),
+    lease: nullable(z.object({ owner: z.string(), expiresAt: isoTime })),
+    stale: nullable(z.enum(["scheduler_not_ticking", "lease_expired"])),
+  });
+
   /** Each action's `result` (C4.1, D10, D18, D20, D21); `svc.capabilities.refresh` has none. */
   const ACTION_RESULTS: Record<string, z.ZodType | null> = {
     "svc.capabilities.refresh": null,
@@ -310,33 +324,13 @@ function build() {
       skipped: z.array(z.object({ id: z.string(), reason: z.string() })),
       failed: z.array(z.object({ file: z.string(), reason: z.string() })),
     }),
-    "svc.automations.health": z.object({
-      id: z.string(),
-      status: z.enum(["ACTIVE", "PAUSED"]),
-      nextDueAt: nullable(isoTime),
-      lastPlannedAt: nullable(isoTime),
-      lastRunAt: nullable(isoTime),
-      lastSuccessAt: nullable(isoTime),
-      consecutiveFailures: z.int(),
-      missedCount: z.int(),
-      lease: nullable(z.object({ owner: z.string(), expiresAt: isoTime })),
-      stale: nullable(z.enum(["scheduler_not_ticking", "lease_expired"])),
+    "svc.automations.health": routineHealthSchema.extend({
       warnings: z.array(z.string()).describe("What may fail its runs (a cwd not there yet)"),
     }),
     "svc.automations.overview": z.object({
-      routines: z.array(z.object({
-        id: z.string(),
+      routines: z.array(routineHealthSchema.extend({
         name: z.string(),
         runtime: z.string(),
-        status: z.enum(["ACTIVE", "PAUSED"]),
-        nextDueAt: nullable(isoTime),
-        lastPlannedAt: nullable(isoTime),
-        lastRunAt: nullable(isoTime),
-        lastSuccessAt: nullable(isoTime),
-        consecutiveFailures: z.int(),
-        missedCount: z.int(),
-        lease: nullable(z.object({ owner: z.string(), expiresAt: isoTime })),
-        stale: nullable(z.enum(["scheduler_not_ticking", "lease_expired"])),
         lastRun: nullable(z.object({
           id: z.string(),
           status: runRecordSchema.shape.status,
