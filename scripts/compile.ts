@@ -15,6 +15,7 @@
  */
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { PROVIDER_ENV_VARS } from "../src/cli/doctor_providers.ts";
 import { BuildError } from "./bundle.ts";
 import { describeVersion, REPO_ROOT, stageStampedTree } from "./stamp_version.ts";
 
@@ -86,24 +87,7 @@ export const ENV_VARS: readonly string[] = [
   "EDITOR_URL",
   // svc doctor (issue 27 item 13): whether each agent CLI's credentials and provider settings are
   // present (never their values) and the base URL it would connect to.
-  "XDG_DATA_HOME",
-  "ANTHROPIC_API_KEY",
-  "ANTHROPIC_AUTH_TOKEN",
-  "CLAUDE_CODE_OAUTH_TOKEN",
-  "CLAUDE_CONFIG_DIR",
-  "ANTHROPIC_BASE_URL",
-  "CLAUDE_CODE_USE_BEDROCK",
-  "CLAUDE_CODE_USE_VERTEX",
-  "OPENAI_API_KEY",
-  "OPENAI_BASE_URL",
-  "GEMINI_API_KEY",
-  "GOOGLE_API_KEY",
-  "GOOGLE_APPLICATION_CREDENTIALS",
-  "GOOGLE_GEMINI_BASE_URL",
-  "OPENCODE_CONFIG_CONTENT",
-  "OPENCODE_CONFIG",
-  "OPENROUTER_API_KEY",
-  "GOOGLE_GENERATIVE_AI_API_KEY",
+  ...PROVIDER_ENV_VARS,
 ];
 
 /**

@@ -9,6 +9,32 @@
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
 
+/**
+ * Every variable the provider checks read, by name only (never a value): the
+ * compiled binaries allow exactly these (scripts/compile.ts), and the tests
+ * blank them so a machine's own credentials do not count.
+ */
+export const PROVIDER_ENV_VARS: readonly string[] = [
+  "XDG_DATA_HOME",
+  "ANTHROPIC_API_KEY",
+  "ANTHROPIC_AUTH_TOKEN",
+  "CLAUDE_CODE_OAUTH_TOKEN",
+  "CLAUDE_CONFIG_DIR",
+  "ANTHROPIC_BASE_URL",
+  "CLAUDE_CODE_USE_BEDROCK",
+  "CLAUDE_CODE_USE_VERTEX",
+  "OPENAI_API_KEY",
+  "OPENAI_BASE_URL",
+  "GEMINI_API_KEY",
+  "GOOGLE_API_KEY",
+  "GOOGLE_APPLICATION_CREDENTIALS",
+  "GOOGLE_GEMINI_BASE_URL",
+  "OPENCODE_CONFIG_CONTENT",
+  "OPENCODE_CONFIG",
+  "OPENROUTER_API_KEY",
+  "GOOGLE_GENERATIVE_AI_API_KEY",
+];
+
 /** The built-in CLIs whose settings svc knows. */
 export type KnownCli = "claude" | "codex" | "gemini" | "opencode";
 

@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { removeTree, tempHome } from "../helpers/home.ts";
+import { PROVIDER_ENV_VARS } from "../../src/cli/doctor_providers.ts";
 import { MAIN, startServe } from "../helpers/process.ts";
 
 const SECRET = "sk-doctor-test-secret-value";
@@ -14,24 +15,7 @@ const PROVIDER_VARS = [
   "SVC_HOME",
   "CODEX_HOME",
   "XDG_CONFIG_HOME",
-  "XDG_DATA_HOME",
-  "ANTHROPIC_API_KEY",
-  "ANTHROPIC_AUTH_TOKEN",
-  "CLAUDE_CODE_OAUTH_TOKEN",
-  "CLAUDE_CONFIG_DIR",
-  "ANTHROPIC_BASE_URL",
-  "CLAUDE_CODE_USE_BEDROCK",
-  "CLAUDE_CODE_USE_VERTEX",
-  "OPENAI_API_KEY",
-  "OPENAI_BASE_URL",
-  "GEMINI_API_KEY",
-  "GOOGLE_API_KEY",
-  "GOOGLE_APPLICATION_CREDENTIALS",
-  "GOOGLE_GEMINI_BASE_URL",
-  "OPENCODE_CONFIG_CONTENT",
-  "OPENCODE_CONFIG",
-  "OPENROUTER_API_KEY",
-  "GOOGLE_GENERATIVE_AI_API_KEY",
+  ...PROVIDER_ENV_VARS,
   "FAKE_KEY",
 ];
 
