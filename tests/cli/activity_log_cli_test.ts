@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { waitForEnd } from "../helpers/daemon.ts";
 import { type CliDaemon, startCliDaemon } from "./cli_daemon.ts";
+import { routineDefinition } from "../helpers/routine.ts";
 
 /** The list row of `id`, once it matches `pattern` (activity changes as the agent works). */
 async function rowOf(d: CliDaemon, id: string, pattern: RegExp): Promise<string> {
@@ -49,20 +50,13 @@ Deno.test("sessions list: ACTIVITY is working, waiting approval, idle; the daemo
   const routine = `${d.project}/routine.json`;
   await Deno.writeTextFile(
     routine,
-    JSON.stringify({
-      schemaVersion: 1,
-      id: "nightly",
+    JSON.stringify(routineDefinition("nightly", {
       name: "Nightly",
-      status: "PAUSED",
       rrule: "FREQ=DAILY;BYHOUR=9",
-      timezone: "utc",
-      misfire: "latest",
-      overlap: "forbid",
       timeoutMinutes: 10,
-      runtime: "fixture",
       prompt: "out hi; exit 0",
       cwd: d.project,
-    }),
+    })),
   );
   assert.equal((await d.svc(["automations", "create", "-f", routine])).code, 0);
   const run = await d.svc(["automations", "run", "nightly", "--json"]);

@@ -10,6 +10,7 @@ import { removeTree, tempHome } from "../helpers/home.ts";
 import { type CliDaemon, startCliDaemon } from "./cli_daemon.ts";
 import { tmuxPanes } from "./tmux_panes.ts";
 import { TMUX_INSTALLED } from "../helpers/tmux.ts";
+import { routineDefinition } from "../helpers/routine.ts";
 
 /** Waits until the session's log holds an event of `kind`; returns its payload. */
 async function eventOf(d: CliDaemon, id: string, kind: string): Promise<Record<string, unknown>> {
@@ -110,20 +111,13 @@ async function createRoutine(d: CliDaemon): Promise<void> {
   const file = `${d.project}/routine.json`;
   await Deno.writeTextFile(
     file,
-    JSON.stringify({
-      schemaVersion: 1,
-      id: "nightly",
+    JSON.stringify(routineDefinition("nightly", {
       name: "Nightly checks",
-      status: "PAUSED",
       rrule: "FREQ=DAILY;BYHOUR=9",
-      timezone: "utc",
-      misfire: "latest",
-      overlap: "forbid",
       timeoutMinutes: 10,
-      runtime: "fixture",
       prompt: "out hi; exit 0",
       cwd: d.project,
-    }),
+    })),
   );
   const created = await d.svc(["automations", "create", "-f", file]);
   assert.equal(created.code, 0, created.stderr);
