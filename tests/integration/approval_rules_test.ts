@@ -5,57 +5,14 @@
  * approval log lists decisions of every kind in the order they were made.
  */
 import assert from "node:assert/strict";
-import {
-  freePort,
-  restartTestDaemon,
-  startTestDaemon,
-  type TestDaemon,
-  waitForEnd,
-} from "../helpers/daemon.ts";
+import { freePort, restartTestDaemon, startTestDaemon, waitForEnd } from "../helpers/daemon.ts";
 import { removeTree, tempHome } from "../helpers/home.ts";
 import { httpRequest, rawHttp } from "../helpers/http.ts";
+import { act, agentConfig, launchAgent, waitForKind } from "../helpers/scripted_agent.ts";
 
 type Json = Record<string, unknown>;
 // deno-lint-ignore no-explicit-any
 type Any = any;
-const agentScript = new URL("../fixtures/stream_json_agent.ts", import.meta.url).pathname;
-
-function config(extra: Json = {}): Json {
-  return {
-    harnesses: {
-      agent: { command: [Deno.execPath(), "run", "-A", agentScript], protocol: "claude" },
-    },
-    ...extra,
-  };
-}
-
-async function launch(t: TestDaemon, project: string, body: Json): Promise<string> {
-  const response = await t.client.post<Json>("/sessions", {
-    projectRoot: project,
-    harness: "agent",
-    prompt: "ask Bash touch created.txt",
-    ...body,
-  });
-  assert.equal(response.status, 201, JSON.stringify(response.body));
-  return response.body.id as string;
-}
-
-async function act(t: TestDaemon, action: string, fields: Json): Promise<Any> {
-  const response = await t.client.post<Json>("/actions", { action, ...fields });
-  return { ...response.body, http: response.status };
-}
-
-async function waitForKind(t: TestDaemon, id: string, kind: string, count = 1): Promise<Json[]> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const page = await t.client.get<{ events: Json[] }>(`/sessions/${id}/events?kinds=${kind}`);
-    if (page.body.events.length >= count) {
-      return page.body.events.map((event) => JSON.parse(event.payload_json as string));
-    }
-    assert.ok(Date.now() < deadline, `no ${kind} in time`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 Deno.test("rules survive a daemon restart and decide before anyone is asked (D28)", async () => {
   const home = await tempHome();
@@ -63,7 +20,7 @@ Deno.test("rules survive a daemon restart and decide before anyone is asked (D28
   try {
     let ruleId: string;
     {
-      await using t = await startTestDaemon({ home, configJson: config() });
+      await using t = await startTestDaemon({ home, configJson: agentConfig() });
       const added = await act(t, "svc.approvals.rules.add", {
         decision: "allow",
         command: ["touch"],
@@ -80,12 +37,12 @@ Deno.test("rules survive a daemon restart and decide before anyone is asked (D28
         400,
       );
     }
-    await using t = await restartTestDaemon({ home, configJson: config() });
+    await using t = await restartTestDaemon({ home, configJson: agentConfig() });
     const listed = await t.client.get<{ rules: Json[] }>("/approval-rules");
     assert.deepEqual(listed.body.rules.map((rule) => [rule.id, rule.command, rule.note]), [
       [ruleId, ["touch"], "touch is fine"],
     ]);
-    const id = await launch(t, project, { approvals: "ask" });
+    const id = await launchAgent(t, project, { approvals: "ask" });
     const [turn] = await waitForKind(t, id, "agent.turn");
     assert.equal(turn.result, "allowed");
     const [resolved] = await waitForKind(t, id, "agent.permission.resolved");
@@ -98,7 +55,7 @@ Deno.test("rules survive a daemon restart and decide before anyone is asked (D28
     // In another project the rule does not apply: asked, then denied by the session's policy.
     const elsewhere = await Deno.realPath(await tempHome());
     try {
-      const other = await launch(t, elsewhere, { approvals: "deny" });
+      const other = await launchAgent(t, elsewhere, { approvals: "deny" });
       const [denied] = await waitForKind(t, other, "agent.permission.resolved");
       assert.deepEqual([denied.decision, denied.by], ["deny", "policy"]);
     } finally {
@@ -118,7 +75,7 @@ Deno.test("rules survive a daemon restart and decide before anyone is asked (D28
 Deno.test("over TCP rules and the log are readable, adding and removing is 403 (D23, D28)", async () => {
   const port = freePort();
   await using t = await startTestDaemon({
-    configJson: config(),
+    configJson: agentConfig(),
     tcp: { hostname: "127.0.0.1", port },
   });
   const added = await act(t, "svc.approvals.rules.add", { decision: "deny", command: ["rm"] });
@@ -151,10 +108,10 @@ Deno.test("over TCP rules and the log are readable, adding and removing is 403 (
 });
 
 Deno.test("always creates svc's rule for the scope asked; the agent gets a plain allow (D28)", async () => {
-  await using t = await startTestDaemon({ configJson: config() });
+  await using t = await startTestDaemon({ configJson: agentConfig() });
   const project = await Deno.realPath(await tempHome());
   try {
-    const first = await launch(t, project, { approvals: "ask" });
+    const first = await launchAgent(t, project, { approvals: "ask" });
     const [request] = await waitForKind(t, first, "agent.permission");
     const [pending] = (await act(t, "svc.sessions.approvals", { sessionId: first })).result
       .approvals;
@@ -189,7 +146,7 @@ Deno.test("always creates svc's rule for the scope asked; the agent gets a plain
     await t.client.post(`/sessions/${first}/input`, { data: "ask Bash touch created.txt" });
     const both = await waitForKind(t, first, "agent.permission.resolved", 2);
     assert.deepEqual([both[1].by, both[1].ruleId], ["rule", rule.id]);
-    const second = await launch(t, project, { approvals: "deny" });
+    const second = await launchAgent(t, project, { approvals: "deny" });
     const [other] = await waitForKind(t, second, "agent.permission.resolved");
     assert.equal(other.by, "policy");
     await t.client.post(`/sessions/${first}/kill`, {});
@@ -201,7 +158,7 @@ Deno.test("always creates svc's rule for the scope asked; the agent gets a plain
 
 Deno.test("the approval log lists decisions of every kind in order, paged (D28)", async () => {
   await using t = await startTestDaemon({
-    configJson: config({ approvals: { timeoutSeconds: 1 } }),
+    configJson: agentConfig({ approvals: { timeoutSeconds: 1 } }),
   });
   const project = await Deno.realPath(await tempHome());
   try {
@@ -212,10 +169,10 @@ Deno.test("the approval log lists decisions of every kind in order, paged (D28)"
       decision: "allow",
       command: ["touch", "ruled.txt"],
     });
-    sessions.push(await launch(t, project, { prompt: "ask Bash touch ruled.txt" }));
+    sessions.push(await launchAgent(t, project, { prompt: "ask Bash touch ruled.txt" }));
     await waitForKind(t, sessions[0], "agent.permission.resolved");
     // owner
-    sessions.push(await launch(t, project, {}));
+    sessions.push(await launchAgent(t, project, {}));
     const [request] = await waitForKind(t, sessions[1], "agent.permission");
     await act(t, "svc.sessions.approve", {
       sessionId: sessions[1],
@@ -224,13 +181,13 @@ Deno.test("the approval log lists decisions of every kind in order, paged (D28)"
     });
     await waitForKind(t, sessions[1], "agent.permission.resolved");
     // policy
-    sessions.push(await launch(t, project, { approvals: "deny" }));
+    sessions.push(await launchAgent(t, project, { approvals: "deny" }));
     await waitForKind(t, sessions[2], "agent.permission.resolved");
     // timeout
-    sessions.push(await launch(t, project, {}));
+    sessions.push(await launchAgent(t, project, {}));
     await waitForKind(t, sessions[3], "agent.permission.resolved");
     // ended
-    sessions.push(await launch(t, project, {}));
+    sessions.push(await launchAgent(t, project, {}));
     await waitForKind(t, sessions[4], "agent.permission");
     await t.client.post(`/sessions/${sessions[4]}/kill`, {});
     await waitForKind(t, sessions[4], "agent.permission.resolved");

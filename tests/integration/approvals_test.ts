@@ -8,20 +8,11 @@ import { freePort, startTestDaemon, type TestDaemon, waitForEnd } from "../helpe
 import { removeTree, tempHome } from "../helpers/home.ts";
 import { httpRequest, rawHttp } from "../helpers/http.ts";
 import { routineDefinition } from "../helpers/routine.ts";
+import { act, agentConfig, launchAgent, waitForKind } from "../helpers/scripted_agent.ts";
 
 type Json = Record<string, unknown>;
 // deno-lint-ignore no-explicit-any
 type Any = any;
-const agentScript = new URL("../fixtures/stream_json_agent.ts", import.meta.url).pathname;
-
-function config(extra: Json = {}): Json {
-  return {
-    harnesses: {
-      agent: { command: [Deno.execPath(), "run", "-A", agentScript], protocol: "claude" },
-    },
-    ...extra,
-  };
-}
 
 async function withDaemon(
   extra: Json,
@@ -29,7 +20,7 @@ async function withDaemon(
   options: { tcpPort?: number } = {},
 ): Promise<void> {
   await using t = await startTestDaemon({
-    configJson: config(extra),
+    configJson: agentConfig(extra),
     ...(options.tcpPort ? { tcp: { hostname: "127.0.0.1", port: options.tcpPort } } : {}),
   });
   const project = await Deno.realPath(await tempHome());
@@ -40,38 +31,9 @@ async function withDaemon(
   }
 }
 
-async function launch(t: TestDaemon, project: string, body: Json): Promise<string> {
-  const response = await t.client.post<Json>("/sessions", {
-    projectRoot: project,
-    harness: "agent",
-    prompt: "ask Bash touch created.txt",
-    ...body,
-  });
-  assert.equal(response.status, 201, JSON.stringify(response.body));
-  return response.body.id as string;
-}
-
-async function act(t: TestDaemon, action: string, fields: Json): Promise<Any> {
-  const response = await t.client.post<Json>("/actions", { action, ...fields });
-  return { ...response.body, http: response.status };
-}
-
-/** Payloads of a session's events of `kind`, once there are `count`. */
-async function waitForKind(t: TestDaemon, id: string, kind: string, count = 1): Promise<Json[]> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const page = await t.client.get<{ events: Json[] }>(`/sessions/${id}/events?kinds=${kind}`);
-    if (page.body.events.length >= count) {
-      return page.body.events.map((event) => JSON.parse(event.payload_json as string));
-    }
-    assert.ok(Date.now() < deadline, `no ${kind} in time`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 Deno.test("ask → the owner allows; the request is listed while pending (D18)", async () => {
   await withDaemon({}, async (t, project) => {
-    const id = await launch(t, project, { approvals: "ask" });
+    const id = await launchAgent(t, project, { approvals: "ask" });
     const [request] = await waitForKind(t, id, "agent.permission");
     const record = (await t.client.get<Json>(`/sessions/${id}`)).body;
     assert.equal(record.approvals, "ask");
@@ -112,7 +74,7 @@ Deno.test("ask → the owner allows; the request is listed while pending (D18)",
 
 Deno.test("ask → the owner denies with a message; the agent gets it and goes on (D18)", async () => {
   await withDaemon({}, async (t, project) => {
-    const id = await launch(t, project, {});
+    const id = await launchAgent(t, project, {});
     const [request] = await waitForKind(t, id, "agent.permission");
     const denied = await act(t, "svc.sessions.approve", {
       sessionId: id,
@@ -129,7 +91,7 @@ Deno.test("ask → the owner denies with a message; the agent gets it and goes o
 
 Deno.test("ask → nobody answers: denied by timeout, the turn completes (D18)", async () => {
   await withDaemon({ approvals: { timeoutSeconds: 0.2 } }, async (t, project) => {
-    const id = await launch(t, project, {});
+    const id = await launchAgent(t, project, {});
     const [resolved] = await waitForKind(t, id, "agent.permission.resolved");
     assert.equal(resolved.by, "timeout");
     assert.equal(resolved.decision, "deny");
@@ -140,7 +102,7 @@ Deno.test("ask → nobody answers: denied by timeout, the turn completes (D18)",
 
 Deno.test("two requests under one id: the copy is denied at once, the first waits for the owner (D18, issue 28 item 7)", async () => {
   await withDaemon({}, async (t, project) => {
-    const id = await launch(t, project, { prompt: "askdup Bash touch created.txt" });
+    const id = await launchAgent(t, project, { prompt: "askdup Bash touch created.txt" });
     const asked = await waitForKind(t, id, "agent.permission", 2);
     assert.equal(asked[0].requestId, asked[1].requestId);
     const [copy] = await waitForKind(t, id, "agent.permission.resolved");
@@ -175,10 +137,10 @@ Deno.test("two requests under one id: the copy is denied at once, the first wait
 
 Deno.test("policies deny and allow answer at once; config sets the default (D18)", async () => {
   await withDaemon({ approvals: { interactive: "allow" } }, async (t, project) => {
-    const allowed = await launch(t, project, {});
+    const allowed = await launchAgent(t, project, {});
     assert.equal((await waitForKind(t, allowed, "agent.turn"))[0].result, "allowed");
     assert.deepEqual((await waitForKind(t, allowed, "agent.permission.resolved"))[0].by, "policy");
-    const denied = await launch(t, project, { approvals: "deny" });
+    const denied = await launchAgent(t, project, { approvals: "deny" });
     assert.match((await waitForKind(t, denied, "agent.turn"))[0].result as string, /^denied: /);
     const bad = await t.client.post<Any>("/sessions", {
       projectRoot: project,
@@ -193,7 +155,7 @@ Deno.test("policies deny and allow answer at once; config sets the default (D18)
 
 Deno.test("20 concurrent answers to one request: exactly one wins (D18)", async () => {
   await withDaemon({}, async (t, project) => {
-    const id = await launch(t, project, {});
+    const id = await launchAgent(t, project, {});
     const [request] = await waitForKind(t, id, "agent.permission");
     const answers = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
@@ -214,7 +176,7 @@ Deno.test("20 concurrent answers to one request: exactly one wins (D18)", async 
 
 Deno.test("a kill resolves pending requests as ended; answering then is 409, unknown 404 (D18)", async () => {
   await withDaemon({}, async (t, project) => {
-    const id = await launch(t, project, {});
+    const id = await launchAgent(t, project, {});
     const [request] = await waitForKind(t, id, "agent.permission");
     await t.client.post(`/sessions/${id}/kill`, {});
     await waitForEnd(t.client, id);
@@ -241,7 +203,7 @@ Deno.test("a kill resolves pending requests as ended; answering then is 409, unk
 
 Deno.test("an interrupt resolves the pending request as ended (D18)", async () => {
   await withDaemon({}, async (t, project) => {
-    const id = await launch(t, project, {});
+    const id = await launchAgent(t, project, {});
     await waitForKind(t, id, "agent.permission");
     await t.client.post(`/sessions/${id}/interrupt`, {});
     const [resolved] = await waitForKind(t, id, "agent.permission.resolved");
@@ -288,7 +250,7 @@ Deno.test("a pending request runs notify.command with its details, no shell (D18
   try {
     const notify = { command: [Deno.execPath(), "run", "-A", script, out] };
     await withDaemon({ notify }, async (t, project) => {
-      const id = await launch(t, project, {});
+      const id = await launchAgent(t, project, {});
       const [request] = await waitForKind(t, id, "agent.permission");
       const deadline = Date.now() + 20_000;
       let written = "";
