@@ -54,7 +54,8 @@ export function FleetView(
     branch: string;
     last: string;
   }) => ({
-    before: `${fit(fields.id, width.id)} `,
+    // An id is cut, never ellipsised: its first characters are a prefix the CLI takes.
+    before: `${fields.id.slice(0, width.id).padEnd(width.id)} `,
     after: [
       fit(fields.harness, width.harness),
       fit(fields.title, width.title),
