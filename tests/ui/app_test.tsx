@@ -360,6 +360,46 @@ Deno.test("svc ui ? shows every key of the view from the one keymap", async () =
   app.unmount();
 });
 
+Deno.test("svc ui moves with j/k and the arrows, g/G, PgUp/PgDn; Esc goes back; a in a session asks where; q quits", async () => {
+  const app = renderApp(fleetLists());
+  const selectedRow = () => app.frame().split("\n").find((line) => line.startsWith("›")) ?? "";
+  assert.match(selectedRow(), /ses_01WORK/);
+  await app.press("j");
+  assert.match(selectedRow(), /ses_01WAIT/);
+  await app.press(KEY.down, KEY.down);
+  assert.match(selectedRow(), /ses_01STAL/);
+  await app.press("k");
+  assert.match(selectedRow(), /ses_01IDLE/);
+  await app.press(KEY.up);
+  assert.match(selectedRow(), /ses_01WAIT/);
+  await app.press("G");
+  assert.match(selectedRow(), /ses_01STAL/);
+  await app.press("g");
+  assert.match(selectedRow(), /ses_01WORK/);
+  await app.press("j", KEY.enter);
+  app.focus.append(
+    Array.from({ length: 80 }, (_, i) => ({
+      kind: "agent.message",
+      payload_json: JSON.stringify({ role: "assistant", text: `line ${i}` }),
+    })),
+  );
+  await app.press(KEY.pageUp, KEY.pageUp);
+  const back = Number(/scrolled back (\d+) lines/.exec(app.frame())?.[1]);
+  await app.press("\x1b[6~");
+  assert.ok(Number(/scrolled back (\d+) lines/.exec(app.frame())?.[1]) < back, "PgDn");
+  await app.press("a");
+  assert.match(app.frame(), /Always allow — the rule it creates:/);
+  await app.press(KEY.escape);
+  assert.doesNotMatch(app.frame(), /Always allow/);
+  await app.press(KEY.escape);
+  assert.match(app.frame(), /sessions live/, "Esc: back to the fleet");
+  await app.press("q");
+  const frames = app.frames.length;
+  await app.press("j");
+  assert.equal(app.frames.length, frames, "after q nothing is drawn");
+  app.unmount();
+});
+
 Deno.test("svc ui Tab cycles the views, each naming itself", async () => {
   const app = renderApp(fleetLists());
   const seen: string[] = [];
