@@ -42,7 +42,8 @@ Deno.test({
         await tmux.waitFor(name, /type the first message/);
         assert.equal(canonical(await tmux.ttyModes(name)), false, "cbreak while chatting");
         Deno.kill(await tmux.childPid(name, /main\.ts chat/), signal);
-        const screen = await tmux.waitFor(name, /^exit=\d+$/m);
+        // The pane prints `exit=CODE`, then its `stty -a`: wait for both (they come in two writes).
+        const screen = await tmux.waitFor(name, /^exit=\d+$[\s\S]* -?icanon /m);
         assert.match(screen, new RegExp(`^exit=${code}$`, "m"));
         assert.equal(canonical(await tmux.ttyModes(name)), true, `${signal} restored the terminal`);
         assert.match(screen, / icanon /, "the pane's own stty -a agrees");
