@@ -15,8 +15,11 @@ import {
   startSvc,
 } from "./processes.ts";
 
-const NODE_HTTP_SERVER = new URL("./bare_node_http_server.ts", import.meta.url).pathname;
 import { type Figure, figure, median } from "./report.ts";
+
+const NODE_HTTP_SERVER = new URL("./bare_node_http_server.ts", import.meta.url).pathname;
+const CONN_SERVER = new URL("./bare_conn_server.ts", import.meta.url).pathname;
+const FRAMING_SERVER = new URL("./bare_framing_server.ts", import.meta.url).pathname;
 
 function serverOf(server: ServerProcess): { socket: string; pid: number } {
   return { socket: server.socket, pid: server.process.pid };
@@ -38,62 +41,81 @@ async function captureHealth(socket: string, file: string): Promise<void> {
   await Deno.writeTextFile(file, body);
 }
 
-/** `/health` requests/s, 32 keep-alive connections, load generator in its own process. */
+/** The `/health` yardsticks: each answers the daemon's own `/health` JSON on a socket of its own. */
+const YARDSTICKS = [
+  { key: "bare", name: "bare Deno.serve", script: null },
+  { key: "nodeHttp", name: "bare node:http", script: NODE_HTTP_SERVER },
+  { key: "framing", name: "svc's framing, one fixed answer", script: FRAMING_SERVER },
+  { key: "conn", name: "Deno.Conn read/write loop", script: CONN_SERVER },
+] as const;
+type Yardstick = (typeof YARDSTICKS)[number]["key"];
+
+/**
+ * `/health` requests/s and server CPU per request, 32 keep-alive connections,
+ * the load generator in its own process, svc against four yardsticks in the
+ * same rounds: bare `Deno.serve`, `node:http`, svc's own framing with the
+ * handler shape and nothing behind it, and the bare socket loop under any
+ * JavaScript server (issue 26: where the handler shape's floor is).
+ */
 export async function healthThroughput(ctx: BenchContext): Promise<Figure[]> {
   const home = await makeHome(ctx, "health");
   const svc = await startSvc(ctx.registry, home, { cpuProfDir: ctx.cpuProfDir ?? undefined });
-  let bare: ServerProcess | null = null;
-  let nodeHttp: ServerProcess | null = null;
+  const servers = new Map<Yardstick, ServerProcess>();
   try {
     const bodyFile = join(ctx.root, "health.json");
     await captureHealth(svc.socket, bodyFile);
-    bare = await startBareServer(ctx.registry, join(ctx.root, "bare.sock"), bodyFile);
-    const nodeSocket = join(ctx.root, "node-http.sock");
-    nodeHttp = await startServer(ctx.registry, "bare node:http", nodeSocket, [
-      NODE_HTTP_SERVER,
-      nodeSocket,
-      bodyFile,
-    ]);
-    const svcRuns: number[] = [];
-    const bareRuns: number[] = [];
-    const nodeRuns: number[] = [];
-    const svcCpu: number[] = [];
-    const bareCpu: number[] = [];
-    const nodeCpu: number[] = [];
-    let errors = 0;
-    for (let round = 0; round < ctx.sizes.healthRounds; round++) {
-      const base = await runLoadProcess(ctx, serverOf(bare), LOAD_SCRIPT);
-      const node = await runLoadProcess(ctx, serverOf(nodeHttp), LOAD_SCRIPT);
-      const ours = await runLoadProcess(ctx, serverOf(svc), LOAD_SCRIPT);
-      errors += base.errors + node.errors + ours.errors;
-      bareRuns.push(base.requestsPerSecond);
-      nodeRuns.push(node.requestsPerSecond);
-      svcRuns.push(ours.requestsPerSecond);
-      bareCpu.push(microsPerRequest(base));
-      nodeCpu.push(microsPerRequest(node));
-      svcCpu.push(microsPerRequest(ours));
-      ctx.log(
-        `health round ${round + 1}: svc ${ours.requestsPerSecond.toFixed(0)} req/s ${
-          svcCpu.at(-1)!.toFixed(1)
-        } µs CPU/req, bare ${base.requestsPerSecond.toFixed(0)} req/s ${
-          bareCpu.at(-1)!.toFixed(1)
-        } µs CPU/req, node:http ${node.requestsPerSecond.toFixed(0)} req/s ${
-          nodeCpu.at(-1)!.toFixed(1)
-        } µs CPU/req`,
+    for (const { key, name, script } of YARDSTICKS) {
+      const socket = join(ctx.root, `health-${key}.sock`);
+      servers.set(
+        key,
+        script === null
+          ? await startBareServer(ctx.registry, socket, bodyFile)
+          : await startServer(ctx.registry, name, socket, [script, socket, bodyFile]),
       );
     }
+    const rps = { svc: [] as number[], ...emptyRounds() };
+    const cpu = { svc: [] as number[], ...emptyRounds() };
+    let errors = 0;
+    for (let round = 0; round < ctx.sizes.healthRounds; round++) {
+      const line: string[] = [];
+      for (const [key, server] of [...servers, ["svc", svc] as const]) {
+        const result = await runLoadProcess(ctx, serverOf(server), LOAD_SCRIPT);
+        errors += result.errors;
+        rps[key].push(result.requestsPerSecond);
+        cpu[key].push(microsPerRequest(result));
+        line.push(
+          `${key} ${result.requestsPerSecond.toFixed(0)} req/s ${cpu[key].at(-1)!.toFixed(1)} µs`,
+        );
+      }
+      ctx.log(`health round ${round + 1} (CPU/req): ${line.join(", ")}`);
+    }
     const details = {
-      svcRounds: svcRuns,
-      baselineRounds: bareRuns,
-      svcCpuMicrosPerRequest: svcCpu,
-      baselineCpuMicrosPerRequest: bareCpu,
-      nodeHttpRounds: nodeRuns,
-      nodeHttpCpuMicrosPerRequest: nodeCpu,
+      svcRounds: rps.svc,
+      baselineRounds: rps.bare,
+      svcCpuMicrosPerRequest: cpu.svc,
+      baselineCpuMicrosPerRequest: cpu.bare,
+      nodeHttpRounds: rps.nodeHttp,
+      nodeHttpCpuMicrosPerRequest: cpu.nodeHttp,
+      framingRounds: rps.framing,
+      framingCpuMicrosPerRequest: cpu.framing,
+      connLoopRounds: rps.conn,
+      connLoopCpuMicrosPerRequest: cpu.conn,
       non200: errors,
       measureMs: ctx.sizes.healthMeasureMs,
       warmupMs: ctx.sizes.healthWarmupMs,
       daemonPeakRssBytes: residentBytes(svc.process.pid, "VmHWM"),
     };
+    const cpuFigure = (id: string, key: Yardstick, label: string, baselineLabel: string) =>
+      figure({
+        id,
+        label,
+        unit: "µs",
+        better: "lower",
+        svc: median(cpu.svc),
+        baseline: median(cpu[key]),
+        baselineLabel,
+        details,
+      });
     return [
       figure({
         id: "health_rps",
@@ -101,38 +123,45 @@ export async function healthThroughput(ctx: BenchContext): Promise<Figure[]> {
           `/health throughput (${ctx.sizes.connections} keep-alive conns, best of ${ctx.sizes.healthRounds})`,
         unit: "req/s",
         better: "higher",
-        svc: Math.max(...svcRuns),
-        baseline: Math.max(...bareRuns),
+        svc: Math.max(...rps.svc),
+        baseline: Math.max(...rps.bare),
         baselineLabel: "bare Deno.serve, same JSON",
         target: { on: "ratio", op: ">=", value: 0.8 },
         details,
       }),
-      figure({
-        id: "health_cpu_us_per_request",
-        label: "/health server CPU per request (all threads, median of rounds)",
-        unit: "µs",
-        better: "lower",
-        svc: median(svcCpu),
-        baseline: median(bareCpu),
-        baselineLabel: "bare Deno.serve, same JSON",
-        details,
-      }),
-      figure({
-        id: "health_cpu_us_per_request_vs_node_http",
-        label: "/health server CPU per request against node:http (median of rounds)",
-        unit: "µs",
-        better: "lower",
-        svc: median(svcCpu),
-        baseline: median(nodeCpu),
-        baselineLabel: "bare node:http, same JSON",
-        details,
-      }),
+      cpuFigure(
+        "health_cpu_us_per_request",
+        "bare",
+        "/health server CPU per request (all threads, median of rounds)",
+        "bare Deno.serve, same JSON",
+      ),
+      cpuFigure(
+        "health_cpu_us_per_request_vs_node_http",
+        "nodeHttp",
+        "/health server CPU per request against node:http (median of rounds)",
+        "bare node:http, same JSON",
+      ),
+      cpuFigure(
+        "health_cpu_us_per_request_vs_framing",
+        "framing",
+        "/health server CPU per request against svc's framing alone (median of rounds)",
+        "svc's framing and handler shape, one fixed answer",
+      ),
+      cpuFigure(
+        "health_cpu_us_per_request_vs_conn_loop",
+        "conn",
+        "/health server CPU per request against the bare socket loop (median of rounds)",
+        "Deno.Conn read/write loop, no parsing",
+      ),
     ];
   } finally {
-    await nodeHttp?.stop();
-    await bare?.stop();
+    for (const server of servers.values()) await server.stop();
     await svc.stop();
   }
+}
+
+function emptyRounds(): Record<Yardstick, number[]> {
+  return { bare: [], nodeHttp: [], framing: [], conn: [] };
 }
 
 /** One start: spawn → first `/health` 200, then idle 1 s and read VmRSS, then stop. */
