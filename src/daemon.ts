@@ -428,7 +428,6 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       worktrees: { review, budget },
     });
     const handler = createHandler(routes, {
-      instanceId,
       log,
       storeLost: () => store.state() === "lost",
     });

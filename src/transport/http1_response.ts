@@ -44,25 +44,40 @@ const OWNED_FIELDS = new Set(["connection", "keep-alive", "transfer-encoding", "
 const encoder = new TextEncoder();
 const CRLF = [13, 10];
 
+/** Fields every response of a server carries unless its handler set them (D5: `Svc-Instance`). */
+export type ServerFields = Readonly<Record<string, string>>;
+
 /**
  * The status line and header section of a response, ending with the blank
  * line. `keepAlive10` announces a kept HTTP/1.0 connection, which 1.0 clients
- * need to see.
+ * need to see; `fields` are added where the handler did not set them.
  */
 export function serializeResponseHead(
   status: number,
   headers: Headers,
   framing: BodyFraming,
-  options: { close: boolean; keepAlive10?: boolean; date?: string; statusText?: string },
+  options: {
+    close: boolean;
+    keepAlive10?: boolean;
+    date?: string;
+    statusText?: string;
+    fields?: ServerFields;
+  },
 ): Uint8Array {
   const reason = options.statusText || REASONS[status] || "";
+  const fields = options.fields;
   let text = `HTTP/1.1 ${status} ${reason}\r\n`;
   let hasDate = false;
+  let own: string[] | undefined;
   // forEach, not for-of: Deno's Headers iterator costs ~1 µs more per response.
   headers.forEach((value, name) => {
     if (name === "date") hasDate = true;
+    else if (fields !== undefined && Object.hasOwn(fields, name)) (own ??= []).push(name);
     if (!OWNED_FIELDS.has(name)) text += `${name}: ${value}\r\n`;
   });
+  for (const name in fields) {
+    if (!own?.includes(name)) text += `${name}: ${fields[name]}\r\n`;
+  }
   if (options.date && !hasDate) text += `date: ${options.date}\r\n`;
   if (framing.kind === "length") text += `content-length: ${framing.length}\r\n`;
   if (framing.kind === "chunked") text += "transfer-encoding: chunked\r\n";
@@ -99,7 +114,7 @@ export async function writeResponse(
   response: Response,
   request: { method: string; version: "1.0" | "1.1"; keepAlive: boolean },
   write: (bytes: Uint8Array) => Promise<void>,
-  options: { date?: string; clientGone?: Promise<void> } = {},
+  options: { date?: string; clientGone?: Promise<void>; fields?: ServerFields } = {},
 ): Promise<boolean> {
   const status = response.status;
   const close = !request.keepAlive;
@@ -109,6 +124,7 @@ export async function writeResponse(
       keepAlive10: request.version === "1.0",
       date: options.date,
       statusText: response.statusText,
+      fields: options.fields,
     });
   const text = status === 204 || status === 304 ? undefined : builtText(response);
   if (text !== undefined) {
@@ -235,19 +251,17 @@ async function writeDeclared(
 export function framingErrorResponse(
   error: FramingError,
   date?: string,
-  extraHeaders: Record<string, string> = {},
+  fields: ServerFields = {},
 ): Uint8Array {
   const body = encoder.encode(JSON.stringify({
     error: { code: error.code, message: error.message, details: error.details },
   }));
-  const headers = new Headers({
-    ...extraHeaders,
-    "content-type": "application/json; charset=utf-8",
-  });
+  const headers = new Headers({ "content-type": "application/json; charset=utf-8" });
   return concat([
     serializeResponseHead(error.status, headers, { kind: "length", length: body.length }, {
       close: true,
       date,
+      fields,
     }),
     body,
   ]);

@@ -54,14 +54,13 @@ const routes: Route[] = [
   },
 ];
 
-const handler = createHandler(routes, { instanceId: "inst-1", log: silentLogger });
+const handler = createHandler(routes, { log: silentLogger });
 const get = (path: string) => new Request(`http://localhost/api/v1${path}`);
 
 Deno.test("createHandler() routes by path and method with params", async () => {
   const response = await handler(get("/things/a%20b"), UNIX_PEER);
   assert.equal(response.status, 200);
   assert.deepEqual(await response.json(), { id: "a b" });
-  assert.equal(response.headers.get("svc-instance"), "inst-1");
 });
 
 Deno.test("createHandler() answers 404 not_found and 405 method_not_allowed in the envelope", async () => {
@@ -76,7 +75,6 @@ Deno.test("createHandler() answers 404 not_found and 405 method_not_allowed in t
   const body = await wrong.json();
   assert.equal(body.error.code, "method_not_allowed");
   assert.deepEqual(typeof body.error.details, "object");
-  assert.equal(wrong.headers.get("svc-instance"), "inst-1");
 });
 
 Deno.test("createHandler() maps a ServiceError to its status and envelope", async () => {
@@ -94,7 +92,6 @@ Deno.test("createHandler() maps a ServiceError to its status and envelope", asyn
 Deno.test("createHandler() hides an unexpected error's stack and logs it", async () => {
   const lines: string[] = [];
   const logged = createHandler(routes, {
-    instanceId: "i",
     log: createLogger([(l) => lines.push(l)]),
   });
   const response = await logged(get("/boom"), UNIX_PEER);

@@ -84,6 +84,20 @@ Deno.test("serveHttp1Connection() sends 100 Continue before reading an expected 
   assert.match(conn.text, /"body":"hello"/);
 });
 
+Deno.test("serveHttp1Connection() puts its responseHeaders on every answer, refusals too (D5)", async () => {
+  const conn = new FakeDuplex([
+    "GET /one HTTP/1.1\r\nHost: x\r\n\r\nGET /two HTTP/1.1\r\nHost: x\r\n\r\nBAD\r\n\r\n",
+  ]);
+  await serveHttp1Connection(conn, echoHandler, { responseHeaders: { "svc-instance": "i-1" } });
+  const answers = conn.text.split(/(?=HTTP\/1\.1 )/);
+  assert.deepEqual(answers.map((answer) => answer.slice(0, 12)), [
+    "HTTP/1.1 200",
+    "HTTP/1.1 200",
+    "HTTP/1.1 400",
+  ]);
+  for (const answer of answers) assert.match(answer, /\r\nsvc-instance: i-1\r\n/);
+});
+
 Deno.test("serveHttp1Connection() turns a throwing handler into a 500 envelope", async () => {
   const conn = new FakeDuplex(["GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"]);
   await serveHttp1Connection(conn, () => Promise.reject(new Error("secret stack")));

@@ -216,7 +216,14 @@ Deno.test("toRequest() builds the URL on Host (or an absolute target) and drops 
   assert.equal(absolute.url, "http://evil.example/api/v1/echo?q=1");
   const noHost = toRequest({ ...parsed.head, host: null }, parsed.body);
   assert.equal(noHost.url, "http://localhost/api/v1/echo?q=1");
-  assert.throws(() => toRequest({ ...parsed.head, host: "[zz]" }, parsed.body));
+  for (const host of ["[zz]", "a%zz"]) {
+    assert.throws(
+      () => toRequest({ ...parsed.head, host }, parsed.body),
+      (error: Error) =>
+        error.message === `Host "${host}" is not a valid host` &&
+        (error as { status?: number }).status === 400,
+    );
+  }
 });
 
 Deno.test("RequestReader skips an oversized body when asked, so the route refuses it (issue 13)", () => {

@@ -13,6 +13,23 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const bytes = (text: string) => encoder.encode(text);
 
+Deno.test("serializeResponseHead() adds the server's fields a handler did not set (D5)", () => {
+  const fields = { "svc-instance": "inst-1" };
+  const head = (headers: Headers) =>
+    decoder.decode(
+      serializeResponseHead(200, headers, { kind: "length", length: 0 }, { close: false, fields }),
+    );
+  assert.equal(
+    head(new Headers({ "content-type": "application/json" })),
+    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nsvc-instance: inst-1\r\n" +
+      "content-length: 0\r\n\r\n",
+  );
+  // A handler's own value is the one sent, once.
+  const own = head(new Headers({ "Svc-Instance": "other" }));
+  assert.equal(own.match(/svc-instance/g)?.length, 1);
+  assert.match(own, /svc-instance: other\r\n/);
+});
+
 Deno.test("serializeResponseHead() owns framing and connection fields", () => {
   const headers = new Headers({
     "content-type": "application/json",

@@ -351,13 +351,16 @@ const handler = createHandler([
     responses: {},
     handler: async ({ req }) => jsonResponse({ got: await readJsonBody(req) }),
   },
-], { instanceId: "pipe-test", log: silentLogger });
+], { log: silentLogger });
 
 const GET_WHO = "GET /api/v1/who HTTP/1.1\r\nHost: localhost\r\n\r\n";
 
 Deno.test("listenNamedPipe() serves the handler as the pipe owner on every instance (D15)", async () => {
   const pipes = new FakePipes();
-  const listener = await listenNamedPipe(PIPE, handler, { system: pipes });
+  const listener = await listenNamedPipe(PIPE, handler, {
+    system: pipes,
+    responseHeaders: { "svc-instance": "pipe-test" },
+  });
   assert.equal(listener.address, PIPE);
   const first = pipes.dial();
   first.send(GET_WHO);
