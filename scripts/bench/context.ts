@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import type { UnixHttpClient } from "./http_client.ts";
 import type { LoadResult } from "./load.ts";
-import { mixedLines } from "./data.ts";
+import { hexLines, mixedLines } from "./data.ts";
 import { type ProcessRegistry, TICKER_SCRIPT } from "./processes.ts";
 
 /** The sizes of one run: the full run, or the `--quick` smoke run. */
@@ -275,10 +275,18 @@ export async function readBack(
   };
 }
 
-/** Writes a mixed-lines file of `bytes` bytes (once per run and size); returns path and hash. */
-export async function dataFile(ctx: BenchContext, bytes: number, seed: number) {
-  const path = join(ctx.root, "data", `mixed-${bytes}.txt`);
-  const data = mixedLines(bytes, seed);
+/**
+ * Writes a data file of about `bytes` bytes: mixed lines, or `xxd -p` output
+ * (`kind: "hex"`); returns its path, size and hash.
+ */
+export async function dataFile(
+  ctx: BenchContext,
+  bytes: number,
+  seed: number,
+  kind: "mixed" | "hex" = "mixed",
+) {
+  const path = join(ctx.root, "data", `${kind}-${bytes}.txt`);
+  const data = kind === "hex" ? hexLines(bytes, seed) : mixedLines(bytes, seed);
   await Deno.mkdir(join(ctx.root, "data"), { recursive: true });
   await Deno.writeFile(path, data);
   return { path, bytes: data.length, sha256: sha256(data) };

@@ -110,6 +110,27 @@ export function mixedLines(totalBytes: number, seed = 1): Uint8Array {
   return out;
 }
 
+/**
+ * `xxd -p` of `totalBytes / 2` seeded random bytes (issue 26's workload):
+ * lines of 60 hex digits and a newline, the last one shorter. About
+ * `totalBytes` bytes: a build's or a dump's long run of lines.
+ */
+export function hexLines(totalBytes: number, seed = 26): Uint8Array {
+  const random = seededRandom(seed);
+  const digits = new TextEncoder().encode("0123456789abcdef");
+  const lineBytes = 30;
+  const sourceBytes = Math.floor(totalBytes / 2);
+  const out = new Uint8Array(sourceBytes * 2 + Math.ceil(sourceBytes / lineBytes));
+  let offset = 0;
+  for (let i = 0; i < sourceBytes; i++) {
+    const byte = Math.floor(random() * 256);
+    out[offset++] = digits[byte >> 4];
+    out[offset++] = digits[byte & 15];
+    if (i % lineBytes === lineBytes - 1 || i === sourceBytes - 1) out[offset++] = 10;
+  }
+  return out.subarray(0, offset);
+}
+
 /** `count` lines of 20–300 characters, for seeding the store. */
 export function shortLines(count: number, seed = 2): string[] {
   const random = seededRandom(seed);
