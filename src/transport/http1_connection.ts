@@ -13,6 +13,7 @@ import {
   CONTINUE_RESPONSE,
   framingErrorResponse,
   isEventStream,
+  newResponseScratch,
   type ServerFields,
   writeResponse,
 } from "./http1_response.ts";
@@ -21,7 +22,7 @@ import {
 export interface ByteDuplex {
   /** Reads into `into`: the byte count, or `null` at end of stream, on error or when cancelled. */
   read(into: Uint8Array): Promise<number | null>;
-  /** Writes all of `bytes`; rejects when the peer is gone. */
+  /** Writes all of `bytes`; rejects when the peer is gone. `bytes` may be reused once it settles. */
   write(bytes: Uint8Array): Promise<void>;
   /**
    * Makes a pending `read` resolve `null` soon; a no-op when none is pending.
@@ -96,6 +97,8 @@ export async function serveHttp1Connection(
   const buffer = new Uint8Array(64 * 1024);
   const write = (bytes: Uint8Array) => conn.write(bytes);
   const extra = options.responseHeaders ?? {};
+  let scratchBuffer: Uint8Array | undefined;
+  const scratch = () => scratchBuffer ??= newResponseScratch();
   let continued: RequestHead | null = null;
   /** The pending head `beforeBody` was asked about. */
   let admitted: RequestHead | null = null;
@@ -203,6 +206,7 @@ export async function serveHttp1Connection(
       const reusable = await writeResponse(response, { ...head, keepAlive }, write, {
         date: date(),
         fields: extra,
+        scratch,
         // A stream that sends nothing for a while would not notice its client left without this.
         clientGone: streaming ? clientGone(conn) : undefined,
       });

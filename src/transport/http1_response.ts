@@ -47,6 +47,15 @@ const CRLF = [13, 10];
 /** Fields every response of a server carries unless its handler set them (D5: `Svc-Instance`). */
 export type ServerFields = Readonly<Record<string, string>>;
 
+/** What the head says beyond the handler's status and fields. */
+interface HeadOptions {
+  close: boolean;
+  keepAlive10?: boolean;
+  date?: string;
+  statusText?: string;
+  fields?: ServerFields;
+}
+
 /**
  * The status line and header section of a response, ending with the blank
  * line. `keepAlive10` announces a kept HTTP/1.0 connection, which 1.0 clients
@@ -56,14 +65,18 @@ export function serializeResponseHead(
   status: number,
   headers: Headers,
   framing: BodyFraming,
-  options: {
-    close: boolean;
-    keepAlive10?: boolean;
-    date?: string;
-    statusText?: string;
-    fields?: ServerFields;
-  },
+  options: HeadOptions,
 ): Uint8Array {
+  return encoder.encode(responseHeadText(status, headers, framing, options));
+}
+
+/** `serializeResponseHead()` as text (ISO-8859-1 field values are sent UTF-8 encoded). */
+function responseHeadText(
+  status: number,
+  headers: Headers,
+  framing: BodyFraming,
+  options: HeadOptions,
+): string {
   const reason = options.statusText || REASONS[status] || "";
   const fields = options.fields;
   let text = `HTTP/1.1 ${status} ${reason}\r\n`;
@@ -83,7 +96,7 @@ export function serializeResponseHead(
   if (framing.kind === "chunked") text += "transfer-encoding: chunked\r\n";
   if (options.close || framing.kind === "close") text += "connection: close\r\n";
   else if (options.keepAlive10) text += "connection: keep-alive\r\n";
-  return encoder.encode(text + "\r\n");
+  return text + "\r\n";
 }
 
 /** One chunk of a chunked body (RFC 9112 §7.1); empty data would end the body, so it is refused. */
@@ -106,6 +119,24 @@ export const CONTINUE_RESPONSE: Uint8Array = encoder.encode("HTTP/1.1 100 Contin
 /** Bodies up to this size are buffered and sent with Content-Length; longer ones are chunked. */
 const BUFFERED_BODY_BYTES = 64 * 1024;
 
+/** Room for a head at the start of a connection's scratch; the body is encoded after it. */
+const SCRATCH_HEAD_BYTES = 4096;
+/** Bodies of at most this many UTF-16 units (3 bytes each at most) are built in the scratch. */
+const SCRATCH_TEXT_UNITS = 4096;
+/** The size of `newResponseScratch()`'s buffer. */
+const SCRATCH_BYTES = SCRATCH_HEAD_BYTES + 3 * SCRATCH_TEXT_UNITS;
+
+/**
+ * A connection's buffer for small answers built from text (issue 26):
+ * head and body are encoded into it, in place, and written from it, where
+ * two new arrays and their join cost 4.9 µs of a `/health` answer's ~25
+ * (allocating a backing store is most of it). One per connection, made on
+ * its first such answer; reused only once the write before has completed.
+ */
+export function newResponseScratch(): Uint8Array {
+  return new Uint8Array(SCRATCH_BYTES);
+}
+
 /**
  * Writes `response` for a request with `method`/`version`/`keepAlive`
  * through `write`. Returns whether the connection may carry another request.
@@ -114,19 +145,46 @@ export async function writeResponse(
   response: Response,
   request: { method: string; version: "1.0" | "1.1"; keepAlive: boolean },
   write: (bytes: Uint8Array) => Promise<void>,
-  options: { date?: string; clientGone?: Promise<void>; fields?: ServerFields } = {},
+  options: {
+    date?: string;
+    clientGone?: Promise<void>;
+    fields?: ServerFields;
+    /** The connection's `newResponseScratch()`, for small answers built from text. */
+    scratch?: () => Uint8Array;
+  } = {},
 ): Promise<boolean> {
   const status = response.status;
   const close = !request.keepAlive;
+  const headOptions = {
+    close,
+    keepAlive10: request.version === "1.0",
+    date: options.date,
+    statusText: response.statusText,
+    fields: options.fields,
+  };
   const head = (framing: BodyFraming) =>
-    serializeResponseHead(status, response.headers, framing, {
-      close,
-      keepAlive10: request.version === "1.0",
-      date: options.date,
-      statusText: response.statusText,
-      fields: options.fields,
-    });
+    serializeResponseHead(status, response.headers, framing, headOptions);
   const text = status === 204 || status === 304 ? undefined : builtText(response);
+  if (
+    text !== undefined && options.scratch && request.method !== "HEAD" &&
+    text.length <= SCRATCH_TEXT_UNITS
+  ) {
+    const scratch = options.scratch();
+    const length = encoder.encodeInto(text, scratch.subarray(SCRATCH_HEAD_BYTES)).written;
+    const headText = responseHeadText(
+      status,
+      response.headers,
+      { kind: "length", length },
+      headOptions,
+    );
+    const encoded = encoder.encodeInto(headText, scratch.subarray(0, SCRATCH_HEAD_BYTES));
+    if (encoded.read === headText.length) {
+      scratch.copyWithin(encoded.written, SCRATCH_HEAD_BYTES, SCRATCH_HEAD_BYTES + length);
+      await write(scratch.subarray(0, encoded.written + length));
+      return !close;
+    }
+    // A head too large for the room: the general path below.
+  }
   if (text !== undefined) {
     const body = encoder.encode(text);
     const bytes = head({ kind: "length", length: body.length });

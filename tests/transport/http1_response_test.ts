@@ -4,6 +4,7 @@ import {
   encodeChunk,
   framingErrorResponse,
   LAST_CHUNK,
+  newResponseScratch,
   serializeResponseHead,
   writeResponse,
 } from "../../src/transport/http1_response.ts";
@@ -86,6 +87,54 @@ async function written(
   );
   return { text: parts.map((p) => decoder.decode(p)).join(""), writes: parts.length, reusable };
 }
+
+/** The bytes `writeResponse` writes for `response`, with or without a connection's scratch. */
+async function wire(
+  response: () => Response,
+  scratch: Uint8Array | null,
+  method = "GET",
+): Promise<string> {
+  const parts: string[] = [];
+  await writeResponse(
+    response(),
+    { method, version: "1.1", keepAlive: true },
+    async (chunk) => {
+      const before = decoder.decode(chunk);
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      // The bytes are left alone until the write settles (the scratch is reused after it).
+      assert.equal(decoder.decode(chunk), before);
+      parts.push(before);
+    },
+    { date: "Sun, 06 Nov 1994 08:49:37 GMT", scratch: scratch ? () => scratch : undefined },
+  );
+  return parts.join("");
+}
+
+Deno.test("writeResponse() builds small text answers in the connection's scratch, byte for byte the same (issue 26)", async () => {
+  const scratch = newResponseScratch();
+  const json = { "content-type": "application/json" };
+  const cases: Array<[string, () => Response, string?]> = [
+    ["ASCII", () => textResponse('{"ok":true}', { headers: json })],
+    ["multi-byte", () => textResponse(`{"t":"${"é😀".repeat(400)}"}`, { headers: json })],
+    ["at the scratch's text bound", () => textResponse("€".repeat(4096), { headers: json })],
+    ["above it", () => textResponse("x".repeat(4097), { headers: json })],
+    [
+      "a head larger than its room",
+      () => textResponse("{}", { headers: { ...json, "x-large": "v".repeat(5000) } }),
+    ],
+    ["a HEAD answer", () => textResponse('{"ok":true}', { headers: json }), "HEAD"],
+    ["an empty body", () => textResponse("", { status: 200, headers: json })],
+  ];
+  for (const [name, response, method] of cases) {
+    const general = await wire(response, null, method);
+    assert.equal(await wire(response, scratch, method), general, name);
+    // Reused: a second, different answer after a first one leaves nothing of it behind.
+    assert.equal(await wire(response, scratch, method), general, `${name}, reused`);
+  }
+  const multi = await wire(cases[1][1], scratch);
+  assert.match(multi, /content-length: 2408\r\n/);
+  assert.ok(multi.endsWith(`{"t":"${"é😀".repeat(400)}"}`));
+});
 
 function streamOf(chunks: string[]): ReadableStream<Uint8Array> {
   return new ReadableStream({
