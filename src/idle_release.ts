@@ -11,6 +11,8 @@ export class IdleRelease {
   readonly #busy: () => boolean;
   readonly #release: () => void;
   #lastActivity: number;
+  /** Set by `touch()`, read by the next check: a request pays no clock read. */
+  #touched = false;
   #released = false;
 
   constructor(
@@ -24,10 +26,13 @@ export class IdleRelease {
     this.#lastActivity = clock.now();
   }
 
-  /** Something happened (a request): the idle time starts again. */
+  /**
+   * Something happened (a request): the idle time starts again, counted
+   * from the next check (at most `idleMs` later), so a release still comes
+   * one to two `idleMs` after the last activity.
+   */
   touch(): void {
-    this.#lastActivity = this.#clock.now();
-    this.#released = false;
+    this.#touched = true;
   }
 
   /** Checks every `idleMs` until `signal` aborts; a failed release is reported, not thrown. */
@@ -35,8 +40,10 @@ export class IdleRelease {
     while (!signal.aborted) {
       await this.#clock.sleep(this.#idleMs, signal);
       if (signal.aborted) return;
-      if (this.#busy()) {
-        this.touch();
+      if (this.#busy() || this.#touched) {
+        this.#touched = false;
+        this.#lastActivity = this.#clock.now();
+        this.#released = false;
         continue;
       }
       if (this.#released || this.#clock.now() - this.#lastActivity < this.#idleMs) continue;

@@ -38,6 +38,8 @@ type RouteMatch =
  */
 class RouteTable {
   readonly #exact = new Map<string, Route[]>();
+  /** A static route's match, made once: its params are always none. */
+  readonly #exactMatch = new Map<Route, RouteMatch>();
   readonly #patterned: CompiledRoute[] = [];
 
   constructor(routes: readonly Route[]) {
@@ -47,6 +49,7 @@ class RouteTable {
         this.#patterned.push({ route, pattern: new URLPattern({ pathname }) });
       } else {
         this.#exact.set(pathname, [...(this.#exact.get(pathname) ?? []), route]);
+        this.#exactMatch.set(route, Object.freeze({ route, params: NO_PARAMS }));
       }
     }
   }
@@ -61,7 +64,7 @@ class RouteTable {
     const exact = this.#exact.get(pathname);
     if (exact) {
       const route = exact.find((candidate) => candidate.method === method);
-      return route ? { route, params: {} } : { route: null, allowed: allowedMethods(exact) };
+      return route ? this.#exactMatch.get(route)! : { route: null, allowed: allowedMethods(exact) };
     }
     const matched: Route[] = [];
     for (const { route, pattern } of this.#patterned) {
@@ -78,6 +81,8 @@ class RouteTable {
     return { route: null, allowed: allowedMethods(matched) };
   }
 }
+
+const NO_PARAMS: Record<string, string> = Object.freeze({});
 
 function allowedMethods(routes: readonly Route[]): string[] {
   const methods: string[] = [];
