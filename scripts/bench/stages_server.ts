@@ -15,7 +15,7 @@ import {
   startSvc,
 } from "./processes.ts";
 
-import { type Figure, figure, median } from "./report.ts";
+import { type Figure, figure, median, type Target } from "./report.ts";
 
 const NODE_HTTP_SERVER = new URL("./bare_node_http_server.ts", import.meta.url).pathname;
 const CONN_SERVER = new URL("./bare_conn_server.ts", import.meta.url).pathname;
@@ -105,7 +105,13 @@ export async function healthThroughput(ctx: BenchContext): Promise<Figure[]> {
       warmupMs: ctx.sizes.healthWarmupMs,
       daemonPeakRssBytes: residentBytes(svc.process.pid, "VmHWM"),
     };
-    const cpuFigure = (id: string, key: Yardstick, label: string, baselineLabel: string) =>
+    const cpuFigure = (
+      id: string,
+      key: Yardstick,
+      label: string,
+      baselineLabel: string,
+      target?: Target,
+    ) =>
       figure({
         id,
         label,
@@ -114,6 +120,7 @@ export async function healthThroughput(ctx: BenchContext): Promise<Figure[]> {
         svc: median(cpu.svc),
         baseline: median(cpu[key]),
         baselineLabel,
+        target,
         details,
       });
     return [
@@ -140,6 +147,8 @@ export async function healthThroughput(ctx: BenchContext): Promise<Figure[]> {
         "nodeHttp",
         "/health server CPU per request against node:http (median of rounds)",
         "bare node:http, same JSON",
+        // Issue 26: per-request speed ≥ 0.8× node:http's, so CPU per request ≤ 1.25×.
+        { on: "ratio", op: "<=", value: 1.25 },
       ),
       cpuFigure(
         "health_cpu_us_per_request_vs_framing",
