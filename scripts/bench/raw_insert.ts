@@ -4,20 +4,26 @@ import type { ApiEvent } from "./context.ts";
 /** Rows per transaction of the raw-insert baseline (deno-notes: group commits). */
 export const RAW_BATCH_ROWS = 100;
 
+/** A fresh WAL database with svc's `synchronous` and an `events` table whose payload is `payload`. */
+function rawDatabase(dbPath: string, payload: "payload_json TEXT" | "payload BLOB"): DatabaseSync {
+  const db = new DatabaseSync(dbPath);
+  db.exec("PRAGMA journal_mode = WAL");
+  db.exec("PRAGMA synchronous = NORMAL");
+  db.exec(`CREATE TABLE events (
+    session_id TEXT NOT NULL, seq INTEGER NOT NULL, id TEXT NOT NULL UNIQUE,
+    kind TEXT NOT NULL, ${payload} NOT NULL, created_at TEXT NOT NULL,
+    PRIMARY KEY (session_id, seq))`);
+  return db;
+}
+
 /**
  * The storage baseline of the ingestion and concurrent stages: the rows svc
  * stored, inserted with raw node:sqlite, `RAW_BATCH_ROWS` per transaction,
  * into a fresh WAL database. Returns the seconds the inserts took.
  */
 export function rawInsert(dbPath: string, rows: readonly ApiEvent[]): number {
-  const db = new DatabaseSync(dbPath);
+  const db = rawDatabase(dbPath, "payload_json TEXT");
   try {
-    db.exec("PRAGMA journal_mode = WAL");
-    db.exec("PRAGMA synchronous = NORMAL");
-    db.exec(`CREATE TABLE events (
-      session_id TEXT NOT NULL, seq INTEGER NOT NULL, id TEXT NOT NULL UNIQUE,
-      kind TEXT NOT NULL, payload_json TEXT NOT NULL, created_at TEXT NOT NULL,
-      PRIMARY KEY (session_id, seq))`);
     const insert = db.prepare(
       "INSERT INTO events (session_id, seq, id, kind, payload_json, created_at) VALUES (?, ?, ?, ?, ?, ?)",
     );
@@ -50,14 +56,8 @@ export function rawFileStorage(
   dbPath: string,
   filePath: string,
 ): { seconds: number; rows: number } {
-  const db = new DatabaseSync(dbPath);
+  const db = rawDatabase(dbPath, "payload BLOB");
   try {
-    db.exec("PRAGMA journal_mode = WAL");
-    db.exec("PRAGMA synchronous = NORMAL");
-    db.exec(`CREATE TABLE events (
-      session_id TEXT NOT NULL, seq INTEGER NOT NULL, id TEXT NOT NULL UNIQUE,
-      kind TEXT NOT NULL, payload BLOB NOT NULL, created_at TEXT NOT NULL,
-      PRIMARY KEY (session_id, seq))`);
     const insert = db.prepare(
       "INSERT INTO events (session_id, seq, id, kind, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)",
     );
