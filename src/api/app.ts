@@ -260,10 +260,8 @@ class LazyUrlContext implements RouteContext {
  * by the characters an authority may hold. An invalid one is 400.
  */
 function requestTarget(href: string): { href: string; pathname: string } {
-  const match = /^https?:\/\/([^/?#]*)([^?#]*)/.exec(href);
-  if (match && AUTHORITY.test(match[1]) && PLAIN_PATH.test(match[2])) {
-    return { href, pathname: match[2] === "" ? "/" : match[2] };
-  }
+  const match = PLAIN_TARGET.exec(href);
+  if (match) return { href, pathname: match[1] === "" ? "/" : match[1] };
   // Dot segments, escapes or anything unusual: the URL parser's normalized path.
   try {
     return { href, pathname: new URL(href).pathname };
@@ -276,11 +274,14 @@ function requestTarget(href: string): { href: string; pathname: string } {
   }
 }
 
-/** A path the URL parser would leave as it is: no dot segments, escapes or odd characters. */
-const PLAIN_PATH = /^(\/[A-Za-z0-9_~-][A-Za-z0-9_~.-]*)*\/?$/;
-
-/** Characters of a URL authority (RFC 3986 §3.2), for the check above. */
-const AUTHORITY = /^[A-Za-z0-9._~%!$&'()*+,;=:@\[\]-]+$/;
+/**
+ * An absolute URL whose authority holds only the characters an authority
+ * may (RFC 3986 §3.2) and whose path the URL parser would leave as it is (no
+ * dot segments, escapes or odd characters), up to its query or fragment.
+ * Group 1 is the path.
+ */
+const PLAIN_TARGET =
+  /^https?:\/\/[A-Za-z0-9._~%!$&'()*+,;=:@\[\]-]+((?:\/[A-Za-z0-9_~-][A-Za-z0-9_~.-]*)*\/?)(?:[?#]|$)/;
 
 function decodePathSegment(value: string): string {
   try {

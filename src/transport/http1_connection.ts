@@ -84,7 +84,7 @@ export interface ServeHttp1Options {
  */
 export async function serveHttp1Connection(
   conn: ByteDuplex,
-  handler: (req: Request) => Promise<Response>,
+  handler: (req: Request) => Response | Promise<Response>,
   options: ServeHttp1Options = {},
 ): Promise<void> {
   const reader = new RequestReader(options.limits ?? DEFAULT_LIMITS);
@@ -191,7 +191,7 @@ export async function serveHttp1Connection(
         await write(framingErrorResponse(badRequest((error as Error).message), date(), extra));
         return;
       }
-      const response = await handler(request).catch(internalError);
+      const response = await answer(handler, request);
       if (head.bodySkipped) {
         await writeResponse(response, { ...head, keepAlive: false }, write, {
           date: date(),
@@ -348,6 +348,23 @@ async function readWithTimeout(
     return timedOut ? TIMED_OUT : count;
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/**
+ * The handler's answer: awaited only when it is a promise (a synchronous
+ * route such as /health pays no promise of its own), a throw or a rejection
+ * answered with `internalError()`.
+ */
+function answer(
+  handler: (req: Request) => Response | Promise<Response>,
+  request: Request,
+): Response | Promise<Response> {
+  try {
+    const response = handler(request);
+    return response instanceof Promise ? response.catch(internalError) : response;
+  } catch {
+    return internalError();
   }
 }
 

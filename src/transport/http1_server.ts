@@ -60,7 +60,7 @@ export function serveHttp1(
         return;
       }
       // A handler that throws is answered 500 internal_error by the framing.
-      await serveHttp1Connection(duplex, async (req) => await handler(req, options.peer), {
+      await serveHttp1Connection(duplex, (req) => handler(req, options.peer), {
         // A body over the peer's bound reaches its route unread: the route refuses it in its
         // own shape.
         limits: {

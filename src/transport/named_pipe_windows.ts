@@ -437,7 +437,7 @@ class PipeServer<Handle> {
         return;
       }
       // A handler that throws is answered 500 internal_error by the framing.
-      await serveHttp1Connection(conn, async (req) => await this.#handler(req, PIPE_PEER), {
+      await serveHttp1Connection(conn, (req) => this.#handler(req, PIPE_PEER), {
         limits: { ...DEFAULT_LIMITS, maxBodyBytes: MAX_BODY_BYTES },
         ...(this.#options.readTimeoutMs === undefined ? {} : {
           timeouts: { ...DEFAULT_TIMEOUTS, idleMs: this.#options.readTimeoutMs },

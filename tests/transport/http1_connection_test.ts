@@ -104,6 +104,19 @@ Deno.test("serveHttp1Connection() turns a throwing handler into a 500 envelope",
   assert.match(conn.text, /^HTTP\/1\.1 500 Internal Server Error/);
   assert.match(conn.text, /"code":"internal_error"/);
   assert.doesNotMatch(conn.text, /secret stack/);
+  // A synchronous handler is answered without a promise of its own, and its throw is a 500 too.
+  const sync = new FakeDuplex([
+    "GET / HTTP/1.1\r\nHost: x\r\n\r\nGET /boom HTTP/1.1\r\nHost: x\r\n\r\n",
+  ]);
+  await serveHttp1Connection(sync, (req) => {
+    if (req.url.endsWith("/boom")) throw new Error("secret stack");
+    return new Response("fine");
+  });
+  assert.match(
+    sync.text,
+    /^HTTP\/1\.1 200 OK[\s\S]*fine[\s\S]*HTTP\/1\.1 500 Internal Server Error/,
+  );
+  assert.doesNotMatch(sync.text, /secret stack/);
 });
 
 const SHORT = { headerMs: 30, bodyMs: 30, idleMs: 20 };
