@@ -65,7 +65,6 @@ export function systemRoutes(deps: SystemDeps): Route[] {
   // C2.5: the session-policy contract is listed over local IPC only. Built on first use.
   let ownerHealthFields: string | undefined;
   let tcpHealthFields: string | undefined;
-  const lastHealth = new HealthTextCache();
   return [
     {
       method: "GET",
@@ -78,12 +77,14 @@ export function systemRoutes(deps: SystemDeps): Route[] {
         const store = deps.storeState();
         const uptime = Math.max(0, (deps.clock.now() - deps.startedAtMs) / 1000);
         // What never changes is serialised once; the live fields are spliced in.
-        const live = `{"ok":${store === "ok"},"uptime":${uptime},` +
-          `"liveSessions":${deps.liveSessions()},"store":"${store}","probing":${deps.probing()},`;
-        const fixed = peer.owner
-          ? ownerHealthFields ??= staticHealthFields([SESSION_POLICY_CONTRACT])
-          : tcpHealthFields ??= staticHealthFields([]);
-        return jsonTextResponse(lastHealth.text(live, fixed, deps.capabilitiesJson()));
+        return jsonTextResponse(
+          `{"ok":${store === "ok"},"uptime":${uptime},"liveSessions":${deps.liveSessions()},` +
+            `"store":"${store}","probing":${deps.probing()},` +
+            (peer.owner
+              ? ownerHealthFields ??= staticHealthFields([SESSION_POLICY_CONTRACT])
+              : tcpHealthFields ??= staticHealthFields([])) +
+            `,"capabilities":${deps.capabilitiesJson()}}`,
+        );
       },
     },
     {
@@ -191,27 +192,4 @@ export function systemRoutes(deps: SystemDeps): Route[] {
       },
     },
   ];
-}
-
-/**
- * The last `/health` body, reused while its parts are the same: the uptime
- * has millisecond precision, so a busy client's requests within one
- * millisecond share one string, which is joined (flattened) once instead of
- * per request (issue 26: a 2 KB string made and copied per answer).
- */
-class HealthTextCache {
-  #live = "";
-  #fixed = "";
-  #capabilities = "";
-  #text = "";
-
-  text(live: string, fixed: string, capabilities: string): string {
-    if (live !== this.#live || fixed !== this.#fixed || capabilities !== this.#capabilities) {
-      this.#live = live;
-      this.#fixed = fixed;
-      this.#capabilities = capabilities;
-      this.#text = `${live}${fixed},"capabilities":${capabilities}}`;
-    }
-    return this.#text;
-  }
 }

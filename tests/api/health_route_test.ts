@@ -3,7 +3,7 @@ import { systemRoutes } from "../../src/api/system.ts";
 import { tcpPeer, UNIX_PEER } from "../../src/policy/peer.ts";
 import { FakeClock } from "../fakes/clock.ts";
 
-Deno.test("GET /health answers its live fields on every request, its text reused only while they hold (issue 26)", async () => {
+Deno.test("GET /health answers its live fields on every request, the contract list by transport (C2.5, D5)", async () => {
   const clock = new FakeClock(1_000_000);
   let live = 0;
   let capabilities = '[{"id":"a"}]';
@@ -27,9 +27,9 @@ Deno.test("GET /health answers its live fields on every request, its text reused
   const first = await health();
   assert.equal(first.uptime, 2.5);
   assert.deepEqual(first.sessionPolicyContracts, ["svc.session-policy.v1"]);
-  assert.deepEqual(await health(), first, "the same millisecond, the same answer");
+  assert.deepEqual(await health(), first, "nothing changed, the same answer");
   live = 2;
-  assert.equal((await health()).liveSessions, 2, "a live field changed within the millisecond");
+  assert.equal((await health()).liveSessions, 2, "a live field changed, the same millisecond");
   capabilities = '[{"id":"b"}]';
   assert.deepEqual((await health()).capabilities, [{ id: "b" }]);
   await clock.advance(1);
