@@ -14,17 +14,8 @@ export function parseInput<T extends z.ZodType>(
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  const path = issue.path.map(String);
-  if (issue.code === "unrecognized_keys") path.push(issue.keys[0]);
-  const field = [prefix, ...path].filter((part) => part !== undefined && part !== "").join(".");
-  const missing = issue.code !== "unrecognized_keys" && valueAt(input, issue.path) === undefined;
-  const message = issue.code === "unrecognized_keys"
-    ? `Unknown field "${field}"`
-    : missing && field
-    ? `Field "${field}" is required`
-    : field
-    ? `Invalid "${field}": ${issue.message}`
-    : `Invalid request: ${issue.message}`;
+  const key = issue.code === "unrecognized_keys" ? issue.keys[0] : undefined;
+  const { field, message } = issueProblem(issue, key, input, prefix);
   throw invalidRequest(message, field || undefined);
 }
 
@@ -64,25 +55,37 @@ export function parseInputAll<T extends z.ZodType>(
   if (result.success) return result.data;
   const problems: FieldProblem[] = [];
   for (const issue of result.error.issues) {
-    const path = issue.path.map(String);
     const keys = issue.code === "unrecognized_keys" ? issue.keys : [undefined];
     for (const key of keys) {
-      const parts = key === undefined ? path : [...path, key];
-      const field = [prefix, ...parts].filter((part) => part !== undefined && part !== "")
-        .join(".");
-      const missing = issue.code !== "unrecognized_keys" &&
-        valueAt(input, issue.path) === undefined;
-      const message = issue.code === "unrecognized_keys"
-        ? `Unknown field "${field}"`
-        : missing && field
-        ? `Field "${field}" is required`
-        : field
-        ? `Invalid "${field}": ${issue.message}`
-        : `Invalid request: ${issue.message}`;
-      if (!problems.some((problem) => problem.field === field)) problems.push({ field, message });
+      const problem = issueProblem(issue, key, input, prefix);
+      if (!problems.some(({ field }) => field === problem.field)) problems.push(problem);
     }
   }
   throw invalidFields(problems);
+}
+
+/**
+ * The field and message of one zod issue (`key`: the unknown key it names),
+ * its path prefixed with `prefix` when given.
+ */
+function issueProblem(
+  issue: z.core.$ZodIssue,
+  key: string | undefined,
+  input: unknown,
+  prefix: string | undefined,
+): FieldProblem {
+  const path = issue.path.map(String);
+  const parts = key === undefined ? path : [...path, key];
+  const field = [prefix, ...parts].filter((part) => part !== undefined && part !== "").join(".");
+  const missing = issue.code !== "unrecognized_keys" && valueAt(input, issue.path) === undefined;
+  const message = issue.code === "unrecognized_keys"
+    ? `Unknown field "${field}"`
+    : missing && field
+    ? `Field "${field}" is required`
+    : field
+    ? `Invalid "${field}": ${issue.message}`
+    : `Invalid request: ${issue.message}`;
+  return { field, message };
 }
 
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
