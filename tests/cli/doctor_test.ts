@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { removeTree, tempHome } from "../helpers/home.ts";
 import { PROVIDER_ENV_VARS } from "../../src/cli/doctor_providers.ts";
-import { MAIN, startServe } from "../helpers/process.ts";
+import { runSvc, startServe } from "../helpers/process.ts";
 
 const SECRET = "sk-doctor-test-secret-value";
 
@@ -85,21 +85,7 @@ async function machine(): Promise<Machine> {
     openPort: provider.addr.port,
     closedPort,
     env,
-    async doctor(args, extra = {}) {
-      const output = await new Deno.Command(Deno.execPath(), {
-        args: ["run", "--allow-all", MAIN, "doctor", "--home", svcHome, ...args],
-        env: env(extra),
-        stdin: "null",
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
-      const decoder = new TextDecoder();
-      return {
-        code: output.code,
-        stdout: decoder.decode(output.stdout),
-        stderr: decoder.decode(output.stderr),
-      };
-    },
+    doctor: (args, extra = {}) => runSvc(["doctor", "--home", svcHome, ...args], env(extra)),
     async [Symbol.asyncDispose]() {
       provider.close();
       await accepting.catch(() => {});

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { AmbiguousIdError, normalizeTaggedId } from "../../src/cli/id_prefix.ts";
 import { waitForEnd } from "../helpers/daemon.ts";
 import { startCliDaemon } from "./cli_daemon.ts";
+import { routineDefinition } from "../helpers/routine.ts";
 
 type Json = Record<string, unknown>;
 
@@ -75,21 +76,12 @@ Deno.test("svc resolves unique id prefixes of sessions, routines and runs; ambig
       for (const id of ["nightly", "nightly-2"]) {
         const created = await d.client.post<Json>("/actions", {
           action: "svc.automations.create",
-          definition: {
-            schemaVersion: 1,
-            id,
-            name: id,
-            status: "PAUSED",
+          definition: routineDefinition(id, {
             rrule: "FREQ=DAILY;BYHOUR=9",
-            timezone: "utc",
-            misfire: "latest",
-            overlap: "forbid",
-            timeoutMinutes: 5,
-            runtime: "fixture",
             prompt: "out hi",
             cwd: d.project,
             outputTarget: { kind: "inbox" },
-          },
+          }),
         });
         assert.equal(created.status, 200, JSON.stringify(created.body));
       }

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { costText, timeText } from "../../src/cli/output.ts";
 import { waitForEnd } from "../helpers/daemon.ts";
 import { startCliDaemon } from "./cli_daemon.ts";
+import { routineDefinition } from "../helpers/routine.ts";
 
 Deno.test("costText() rounds to 1e-6; timeText() is local, or UTC with --utc", () => {
   assert.equal(costText(0.1 + 0.2), "$0.3");
@@ -18,20 +19,12 @@ Deno.test("every list command's --json is an array", async () => {
   await waitForEnd(d.client, sessionId);
   const created = await d.client.post<Record<string, unknown>>("/actions", {
     action: "svc.automations.create",
-    definition: {
-      schemaVersion: 1,
-      id: "nightly",
+    definition: routineDefinition("nightly", {
       name: "Nightly",
-      status: "PAUSED",
       rrule: "FREQ=DAILY;BYHOUR=9",
-      timezone: "utc",
-      misfire: "latest",
-      overlap: "forbid",
-      timeoutMinutes: 5,
-      runtime: "fixture",
       prompt: "out hi",
       cwd: d.project,
-    },
+    }),
   });
   assert.equal(created.status, 200, JSON.stringify(created.body));
   const lists: Array<[string[], number]> = [

@@ -3,27 +3,21 @@ import assert from "node:assert/strict";
 import { checkRoutine, type FileProbe } from "../../src/automations/routine_checks.ts";
 import { parseDefinition } from "../../src/automations/definition.ts";
 import { ServiceError } from "../../src/errors.ts";
+import { routineDefinition } from "../helpers/routine.ts";
 import { startCliDaemon } from "./cli_daemon.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = Record<string, any>;
 
 function definition(cwd: string, overrides: Json = {}): Json {
-  return {
-    schemaVersion: 1,
-    id: "nightly",
+  return routineDefinition("nightly", {
     name: "Nightly",
     status: "ACTIVE",
     rrule: "FREQ=DAILY;BYHOUR=9",
-    timezone: "utc",
-    misfire: "latest",
-    overlap: "forbid",
-    timeoutMinutes: 5,
-    runtime: "fixture",
     prompt: "out hi",
     cwd,
     ...overrides,
-  };
+  });
 }
 
 Deno.test("checkRoutine() names the runtime, a missing cwd and worktree isolation outside git", () => {

@@ -6,6 +6,7 @@ import { captureIo } from "../helpers/capture_io.ts";
 import { startTestDaemon } from "../helpers/daemon.ts";
 import { removeTree, tempHome } from "../helpers/home.ts";
 import { cliHarnesses } from "./cli_daemon.ts";
+import { routineDefinition } from "../helpers/routine.ts";
 
 Deno.test("deniedText() counts the calls and names each tool once", () => {
   assert.equal(deniedText(0, []), null);
@@ -35,21 +36,14 @@ Deno.test("svc automations runs, the inbox result and the notification show a ru
     return { code, stdout: captured.stdout(), stderr: captured.stderr() };
   };
   try {
-    const definition = {
-      schemaVersion: 1,
-      id: "asker",
+    const definition = routineDefinition("asker", {
       name: "Asker",
-      status: "PAUSED",
       rrule: "FREQ=DAILY;BYHOUR=9",
-      timezone: "utc",
-      misfire: "latest",
-      overlap: "forbid",
-      timeoutMinutes: 5,
       runtime: "agent",
       prompt: "ask Bash touch created.txt",
       cwd: project,
       outputTarget: { kind: "inbox" },
-    };
+    });
     await Deno.writeTextFile(`${project}/asker.json`, JSON.stringify(definition));
     assert.equal((await svc("automations", "create", "-f", `${project}/asker.json`)).code, 0);
     const ran = await svc("automations", "run", "asker");

@@ -3,7 +3,7 @@
  * (one tmux session each) that run `svc`, type keys and read the screen.
  */
 import { MAIN } from "../helpers/process.ts";
-import { shellQuote } from "../helpers/tmux.ts";
+import { shellQuote, tmuxRunner } from "../helpers/tmux.ts";
 
 /** The command line of `svc ARGS` with `SVC_HOME=home` and colour allowed, for a shell. */
 export function svcCommandLine(home: string, args: string[], env: Record<string, string> = {}) {
@@ -44,19 +44,8 @@ export interface TmuxPanes {
 
 /** A tmux server of its own, socket in `dir`, without the user's config. */
 export function tmuxPanes(dir: string): TmuxPanes {
-  const socket = `${dir}/tmux.sock`;
+  const run = tmuxRunner(dir);
   const decoder = new TextDecoder();
-  const run = async (...args: string[]): Promise<string> => {
-    const output = await new Deno.Command("tmux", {
-      args: ["-S", socket, "-f", "/dev/null", ...args],
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    if (!output.success) {
-      throw new Error(`tmux ${args.join(" ")}: ${decoder.decode(output.stderr)}`);
-    }
-    return decoder.decode(output.stdout);
-  };
   const screen = (name: string) => run("capture-pane", "-p", "-J", "-t", name);
   return {
     run,

@@ -25,21 +25,29 @@ export function shellQuote(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
-/** The tmux server on `${dir}/tmux.sock`, with one session named `name`. */
-export function tmuxPane(dir: string, name: string) {
+/**
+ * Runs tmux commands on the server at `${dir}/tmux.sock`, without the user's
+ * config; a failed command throws with tmux's stderr. Returns its stdout.
+ */
+export function tmuxRunner(dir: string): (...args: string[]) => Promise<string> {
   const socket = `${dir}/tmux.sock`;
-  const run = async (...args: string[]): Promise<string> => {
+  const decoder = new TextDecoder();
+  return async (...args) => {
     const output = await new Deno.Command("tmux", {
       args: ["-S", socket, "-f", "/dev/null", ...args],
       stdout: "piped",
       stderr: "piped",
     }).output();
-    const decoder = new TextDecoder();
     if (!output.success) {
       throw new Error(`tmux ${args.join(" ")}: ${decoder.decode(output.stderr)}`);
     }
     return decoder.decode(output.stdout);
   };
+}
+
+/** The tmux server on `${dir}/tmux.sock`, with one session named `name`. */
+export function tmuxPane(dir: string, name: string) {
+  const run = tmuxRunner(dir);
   const screen = (escapes = false) =>
     run("capture-pane", "-p", ...(escapes ? ["-e"] : []), "-t", name);
   return {
