@@ -77,6 +77,7 @@ const DOCUMENTED_5XX = new Set([
   "launch_failed",
   "context_admission_unavailable",
   "not_implemented", // A transfer coding the framing does not know (RFC 9112 §6.1).
+  "http_version_not_supported", // HTTP/2.0 and other majors in a request line (RFC 9110 §15.6.6).
   "too_many_connections",
   "store_unavailable",
   "server_busy",
