@@ -1,5 +1,3 @@
-import { ClientError } from "../client/client.ts";
-import { ConfigError } from "../config/config_error.ts";
 import { API_VERSION, resolveSvcVersion } from "../version.ts";
 import { attachCommand } from "./attach.ts";
 import { approvalsCommand, approveCommand } from "./approvals.ts";
@@ -8,7 +6,7 @@ import { capabilitiesCommand } from "./capabilities.ts";
 import { chatCommand } from "./chat.ts";
 import { completionsCommand } from "./completions.ts";
 import { doctorCommand } from "./doctor.ts";
-import { type Command, EXIT, type Io, UsageError } from "./command.ts";
+import { type Command, EXIT, type Io } from "./command.ts";
 import { eventsCommand } from "./events.ts";
 import { logsCommand } from "./logs.ts";
 import { sessionsCommand } from "./sessions.ts";
@@ -17,7 +15,6 @@ import { serviceCommand } from "./service.ts";
 import { statusCommand } from "./status.ts";
 import { stopCommand } from "./stop.ts";
 import { didYouMean } from "./did_you_mean.ts";
-import { subcommandUsage } from "./subcommand_help.ts";
 import { terminalSafe } from "./terminal_text.ts";
 import { watchCommand } from "./watch.ts";
 import { uiCommand } from "./ui.ts";
@@ -25,7 +22,8 @@ import { worktreesCommand } from "./worktrees.ts";
 import { inboxCommand } from "./inbox.ts";
 import { usageCommand } from "./usage.ts";
 import { storeCommand } from "./store.ts";
-import { AmbiguousIdError } from "./id_prefix.ts";
+import { processIo } from "./process_io.ts";
+import { runCommand } from "./run_command.ts";
 
 /** Every command, in the order `svc help` lists them. */
 export const COMMANDS: readonly Command[] = [
@@ -53,24 +51,6 @@ export const COMMANDS: readonly Command[] = [
   completionsCommand(() => COMMANDS),
 ];
 
-const encoder = new TextEncoder();
-
-/** The process's real stdout, stderr and environment. */
-export const processIo: Io = {
-  out: (text) => writeAll(Deno.stdout, text + "\n"),
-  err: (text) => writeAll(Deno.stderr, text + "\n"),
-  write: (text) => writeAll(Deno.stdout, text),
-  writeErr: (text) => writeAll(Deno.stderr, text),
-  env: (name) => Deno.env.get(name),
-};
-
-/** `writeSync` may write part of the bytes (pipes): loop until all are out. */
-function writeAll(stream: typeof Deno.stdout | typeof Deno.stderr, text: string): void {
-  const bytes = encoder.encode(text);
-  let offset = 0;
-  while (offset < bytes.length) offset += stream.writeSync(bytes.subarray(offset));
-}
-
 /** Parses the command line, dispatches, and returns the exit code (D1). */
 export async function runCli(args: string[], io: Io = processIo): Promise<number> {
   const [name, ...rest] = args;
@@ -86,36 +66,7 @@ export async function runCli(args: string[], io: Io = processIo): Promise<number
     io.err(unknownCommand(name, "svc"));
     return EXIT.usage;
   }
-  if (rest.includes("--help") || rest.includes("-h")) {
-    // `svc sessions kill --help`: the help of that subcommand, when the usage lists it.
-    const sub = rest[0] === undefined
-      ? null
-      : subcommandUsage(command.name, command.usage, rest[0]);
-    io.out(sub ?? command.usage);
-    return EXIT.ok;
-  }
-  try {
-    return await command.run(rest, io);
-  } catch (error) {
-    if (error instanceof UsageError) {
-      io.err(`svc ${command.name}: ${error.message}\n\n${command.usage}`);
-      return EXIT.usage;
-    }
-    // Both may quote what the daemon or config.json said.
-    if (error instanceof ConfigError) {
-      io.err(`svc ${command.name}: ${terminalSafe(error.message)}`);
-      return EXIT.usage;
-    }
-    if (error instanceof AmbiguousIdError) {
-      io.err(`svc ${command.name}: ${terminalSafe(error.message)}`);
-      return EXIT.usage;
-    }
-    if (error instanceof ClientError) {
-      io.err(`svc ${command.name}: ${terminalSafe(error.message)}`);
-      return error.code === "unreachable" ? EXIT.unreachable : EXIT.refused;
-    }
-    throw error;
-  }
+  return await runCommand(command, rest, io);
 }
 
 function help(topic: string | undefined, io: Io): number {
