@@ -20,6 +20,7 @@ import { type Figure, figure, median, type Target } from "./report.ts";
 const NODE_HTTP_SERVER = new URL("./bare_node_http_server.ts", import.meta.url).pathname;
 const CONN_SERVER = new URL("./bare_conn_server.ts", import.meta.url).pathname;
 const FRAMING_SERVER = new URL("./bare_framing_server.ts", import.meta.url).pathname;
+const STACK_FLOOR_SERVER = new URL("./stack_floor_server.ts", import.meta.url).pathname;
 
 function serverOf(server: ServerProcess): { socket: string; pid: number } {
   return { socket: server.socket, pid: server.process.pid };
@@ -191,6 +192,7 @@ export async function startAndMemory(ctx: BenchContext): Promise<Figure[]> {
   const svcRss: number[] = [];
   const bareStarts: number[] = [];
   const bareRss: number[] = [];
+  const floorRss: number[] = [];
   // Run 0 of each warms Deno's module cache and is not counted.
   for (let run = 0; run <= ctx.sizes.startRuns; run++) {
     const home = await makeHome(ctx, `start-${run}`);
@@ -202,14 +204,28 @@ export async function startAndMemory(ctx: BenchContext): Promise<Figure[]> {
     await Deno.remove(home, { recursive: true });
     const socket = join(ctx.root, `start-bare-${run}.sock`);
     const base = await measureStart(() => startBareServer(ctx.registry, socket, bodyFile));
+    const floorDir = await makeHome(ctx, `start-floor-${run}`);
+    const floor = await measureStart(() =>
+      startServer(ctx.registry, "stack floor", join(floorDir, "floor.sock"), [
+        STACK_FLOOR_SERVER,
+        join(floorDir, "floor.sock"),
+        bodyFile,
+        floorDir,
+      ])
+    );
+    await Deno.remove(floorDir, { recursive: true });
     if (run === 0) continue;
     svcStarts.push(ours.readyMs);
     svcRss.push(ours.rss);
     bareStarts.push(base.readyMs);
     bareRss.push(base.rss);
+    floorRss.push(floor.rss);
     ctx.log(
       `start run ${run}: svc ${ours.readyMs.toFixed(0)} ms ${(ours.rss / 1e6).toFixed(1)} MB, ` +
-        `bare ${base.readyMs.toFixed(0)} ms ${(base.rss / 1e6).toFixed(1)} MB`,
+        `bare ${base.readyMs.toFixed(0)} ms ${(base.rss / 1e6).toFixed(1)} MB, ` +
+        `stack floor ${(floor.rss / 1e6).toFixed(1)} MB (${
+          (floor.rss / base.rss).toFixed(2)
+        }× bare)`,
     );
   }
   return [
@@ -234,6 +250,20 @@ export async function startAndMemory(ctx: BenchContext): Promise<Figure[]> {
       baselineLabel: "bare Deno.serve program",
       target: { on: "ratio", op: "<=", value: 1.6 },
       details: { svcRunsBytes: svcRss, baselineRunsBytes: bareRss },
+    }),
+    // The measured floor of the figure above (issue 26): the stack alone, in the same runs.
+    figure({
+      id: "idle_rss_mb_vs_stack_floor",
+      label: "idle RSS 1 s after start against svc's stack alone (median)",
+      unit: "MB",
+      better: "lower",
+      svc: median(svcRss) / 1e6,
+      baseline: median(floorRss) / 1e6,
+      baselineLabel: "zod, smol-toml, node:sqlite, Temporal and Deno.serve, no svc code",
+      details: {
+        floorRunsBytes: floorRss,
+        floorAgainstBare: median(floorRss) / median(bareRss),
+      },
     }),
   ];
 }
