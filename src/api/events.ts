@@ -5,7 +5,7 @@ import { errorDoc, eventPageSchema } from "./schemas.ts";
 import { cursorParam, integerParam, kindsParam } from "./query.ts";
 import type { Route, RouteContext } from "./route.ts";
 import type { EventLog } from "../events/event_log.ts";
-import { buildPage, type PageRead, resolveCursor } from "../events/page.ts";
+import { buildPage, type PageRead, resolveCursor, utf8Length } from "../events/page.ts";
 import type { EventsStore } from "../store/events_store.ts";
 import type { SessionsStore } from "../store/sessions_store.ts";
 
@@ -78,8 +78,8 @@ export function eventRoutes(deps: EventDeps): Route[] {
   ];
 }
 
-/** Events at least this large are read one row each; smaller ones as one joined batch. */
-const LARGE_EVENT_CHARS = 4096;
+/** Events whose payload has this many bytes or more are read a row each; smaller ones joined. */
+const LARGE_EVENT_BYTES = 4096;
 /** How many of a page's first events decide its path. */
 const SAMPLE_EVENTS = 4;
 
@@ -90,9 +90,10 @@ const SAMPLE_EVENTS = 4;
  * by SQLite into one row (1000 events of 100 B: 1.7 ms instead of 3.1 ms
  * with a row and a `JSON.stringify` each), large ones a row each (63 of 64
  * KiB: 3.5 ms instead of 7.0 ms; a batch would build the whole `limit` in
- * SQLite before the byte bound could cut it). docs/benchmarks.md.
+ * SQLite before the byte bound could cut it, so a batch that meets a large
+ * event is not used, issue 26). docs/benchmarks.md.
  */
-function pageReader(
+export function pageReader(
   events: EventsStore,
   sessionId: string,
   cursor: number,
@@ -100,12 +101,13 @@ function pageReader(
 ): PageRead {
   // A few events, not one: a session's log starts with small ones (session.started, input).
   const sample = events.readAfter(sessionId, cursor, SAMPLE_EVENTS, kinds);
-  const large = sample.some((event) => event.payload_json.length >= LARGE_EVENT_CHARS);
+  const large = sample.some((event) => utf8Length(event.payload_json) >= LARGE_EVENT_BYTES);
   return (after, max, roomBytes) => {
     if (!large) {
-      const batch = events.readJsonBatch(sessionId, after, max, kinds);
+      const batch = events.readJsonBatch(sessionId, after, max, kinds, LARGE_EVENT_BYTES);
       if (batch.count === 0) return [];
-      if (batch.json.length + 1 <= roomBytes) return [batch];
+      // A large event among them (small ones, then large: issue 26) is read a row at a time.
+      if (batch.large === 0 && batch.json.length + 1 <= roomBytes) return [batch];
     }
     return events.readJsonAfter(sessionId, after, max, kinds, roomBytes);
   };

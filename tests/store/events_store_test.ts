@@ -117,7 +117,19 @@ Deno.test("readJsonAfter() gives each record's JSON, as JSON.stringify gives it 
   assert.deepEqual([some.count, some.seq], [2, 4]);
   assert.equal(new TextDecoder().decode(some.json), joined([records[1], records[3]]));
   const none = store.readJsonBatch("ses_j", 6, 100);
-  assert.deepEqual([none.count, none.json.length], [0, 0]);
+  assert.deepEqual([none.count, none.json.length, none.large], [0, 0, 0]);
+  assert.equal(batch.large, 0);
+
+  // Payloads of `largeBytes` or more are counted, and their JSON is not made (issue 26).
+  const sizes = records.map((r) => new TextEncoder().encode(r.payload_json).length);
+  const bound = sizes[5]; // the 70 000-character one
+  const cut = store.readJsonBatch("ses_j", 0, 100, undefined, bound);
+  assert.deepEqual([cut.count, cut.seq, cut.large], [6, 6, 1]);
+  assert.equal(new TextDecoder().decode(cut.json), joined(records.slice(0, 5)));
+  const under = store.readJsonBatch("ses_j", 0, 100, undefined, bound + 1);
+  assert.deepEqual([under.large, under.json.length], [0, batch.json.length]);
+  const filtered = store.readJsonBatch("ses_j", 0, 100, ["output"], sizes[1]);
+  assert.equal(filtered.large, sizes.filter((n, i) => i % 2 === 1 && n >= sizes[1]).length);
   db.close();
 });
 
