@@ -4,6 +4,9 @@
  * 100 MB), read in pages of `limit=1000` that the 4 MiB bound cuts at 70–135
  * events, through the daemon's socket and, in the same run, from the bare
  * page server (scripts/bench/bare_page_server.ts) asked for the same events.
+ * And the same output in runs after runs of short lines (a build's log: 20
+ * events of one short line, then 80 of `xxd -p`), where a page that starts
+ * among the short lines meets the large ones.
  */
 import { join } from "node:path";
 import { isoTime } from "../../src/clock.ts";
@@ -25,8 +28,21 @@ const MIN_EVENT_BYTES = 4_000;
 const MAX_EVENT_BYTES = 62_000;
 const HEX = "0123456789abcdef";
 
-/** Seeds a completed session of `xxd -p` output until `totalBytes`; returns its id and events. */
-function seedHexLines(dbPath: string, totalBytes: number): { sessionId: string; events: number } {
+/** Runs of short-line events between runs of `xxd -p` events (the mixed session). */
+interface Runs {
+  readonly short: number;
+  readonly hex: number;
+}
+
+/**
+ * Seeds a completed session of `xxd -p` output until `totalBytes`, in `runs`
+ * after runs of short lines when given; returns its id and events.
+ */
+function seedHexLines(
+  dbPath: string,
+  totalBytes: number,
+  runs?: Runs,
+): { sessionId: string; events: number } {
   const db = openDatabase(dbPath);
   try {
     const baseMs = Date.parse("2026-01-01T00:00:00.000Z");
@@ -43,12 +59,17 @@ function seedHexLines(dbPath: string, totalBytes: number): { sessionId: string; 
     let seq = 0;
     let batch: NewEvent[] = [];
     while (written < totalBytes) {
-      const size = MIN_EVENT_BYTES + Math.floor(random() * (MAX_EVENT_BYTES - MIN_EVENT_BYTES));
+      const short = runs !== undefined && seq % (runs.short + runs.hex) < runs.short;
+      const size = short
+        ? 0
+        : MIN_EVENT_BYTES + Math.floor(random() * (MAX_EVENT_BYTES - MIN_EVENT_BYTES));
       const lines: string[] = [];
       for (let bytes = 0; bytes + LINE_CHARS + 1 <= size; bytes += LINE_CHARS + 1) {
         lines.push(hexLine());
       }
-      const data = lines.join("");
+      const data = short
+        ? `[${seq}/${seq + 1}] Building C object src/part_${seq}.c.o\n`
+        : lines.join("");
       seq++;
       written += data.length;
       batch.push({
@@ -74,10 +95,27 @@ function seedHexLines(dbPath: string, totalBytes: number): { sessionId: string; 
 }
 
 export async function linesPageRead(ctx: BenchContext): Promise<Figure[]> {
+  return [
+    ...await readLinePages(ctx, "lines", undefined, "`xxd -p` output (events of 4–62 KB)"),
+    ...await readLinePages(
+      ctx,
+      "mixed_lines",
+      { short: 20, hex: 80 },
+      "runs of 20 short lines and 80 `xxd -p` events",
+    ),
+  ];
+}
+
+async function readLinePages(
+  ctx: BenchContext,
+  name: string,
+  runs: Runs | undefined,
+  what: string,
+): Promise<Figure[]> {
   const totalBytes = ctx.quick ? 20_000_000 : 100_000_000;
   const reads = ctx.quick ? 60 : 300;
-  const home = await makeHome(ctx, "lines");
-  const { sessionId, events } = seedHexLines(join(home, "svc.db"), totalBytes);
+  const home = await makeHome(ctx, name);
+  const { sessionId, events } = seedHexLines(join(home, "svc.db"), totalBytes, runs);
   const random = seededRandom(27);
   const offsets = Array.from(
     { length: WARMUP_READS + reads },
@@ -101,8 +139,8 @@ export async function linesPageRead(ctx: BenchContext): Promise<Figure[]> {
   };
   return [50, 99].map((p) =>
     figure({
-      id: `lines_page_p${p}_ms`,
-      label: `4 MiB page of \`xxd -p\` output (limit=${LIMIT}, events of 4–62 KB), p${p}`,
+      id: `${name}_page_p${p}_ms`,
+      label: `4 MiB page of ${what} (limit=${LIMIT}), p${p}`,
       unit: "ms",
       better: "lower",
       svc: percentile(svcRun.ms, p),
