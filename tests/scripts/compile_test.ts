@@ -134,6 +134,9 @@ Deno.test("compileArgs: one deno compile per target into outDir/svc-<target>[.ex
     assert.equal(args[args.indexOf("--output") + 1], join("out", binaryName(target)));
     assert.equal(args.at(-1), "main.ts");
     assert.deepEqual(args.slice(1, 1 + PERMISSION_FLAGS.length), [...PERMISSION_FLAGS]);
+    // Type-checked: with deno.json's lazy-dynamic-imports, only a checked build follows every
+    // `import("…")` (the daemon, the terminal UI) into the binary (docs/release.md).
+    assert.ok(!args.includes("--no-check"));
   }
   assert.equal(compileArgs("aarch64-apple-darwin", { outDir: "d", entry: "x.ts" }).at(-1), "x.ts");
 });
