@@ -228,6 +228,23 @@ export async function startAndMemory(ctx: BenchContext): Promise<Figure[]> {
         }× bare)`,
     );
   }
+  const idleRssFigure = (
+    id: string,
+    against: string,
+    baselineRss: number[],
+    baselineLabel: string,
+    extra: { target?: Target; details: Record<string, unknown> },
+  ) =>
+    figure({
+      id,
+      label: `idle RSS 1 s after start${against} (median)`,
+      unit: "MB",
+      better: "lower",
+      svc: median(svcRss) / 1e6,
+      baseline: median(baselineRss) / 1e6,
+      baselineLabel,
+      ...extra,
+    });
   return [
     figure({
       id: "start_ms",
@@ -240,30 +257,19 @@ export async function startAndMemory(ctx: BenchContext): Promise<Figure[]> {
       target: { on: "svc", op: "<=", value: 200 },
       details: { svcRuns: svcStarts, baselineRuns: bareStarts },
     }),
-    figure({
-      id: "idle_rss_mb",
-      label: "idle RSS 1 s after start (median)",
-      unit: "MB",
-      better: "lower",
-      svc: median(svcRss) / 1e6,
-      baseline: median(bareRss) / 1e6,
-      baselineLabel: "bare Deno.serve program",
+    idleRssFigure("idle_rss_mb", "", bareRss, "bare Deno.serve program", {
       target: { on: "ratio", op: "<=", value: 1.6 },
       details: { svcRunsBytes: svcRss, baselineRunsBytes: bareRss },
     }),
     // The measured floor of the figure above (issue 26): the stack alone, in the same runs.
-    figure({
-      id: "idle_rss_mb_vs_stack_floor",
-      label: "idle RSS 1 s after start against svc's stack alone (median)",
-      unit: "MB",
-      better: "lower",
-      svc: median(svcRss) / 1e6,
-      baseline: median(floorRss) / 1e6,
-      baselineLabel: "zod, smol-toml, node:sqlite, Temporal and Deno.serve, no svc code",
-      details: {
-        floorRunsBytes: floorRss,
-        floorAgainstBare: median(floorRss) / median(bareRss),
+    idleRssFigure(
+      "idle_rss_mb_vs_stack_floor",
+      " against svc's stack alone",
+      floorRss,
+      "zod, smol-toml, node:sqlite, Temporal and Deno.serve, no svc code",
+      {
+        details: { floorRunsBytes: floorRss, floorAgainstBare: median(floorRss) / median(bareRss) },
       },
-    }),
+    ),
   ];
 }
