@@ -437,12 +437,16 @@ export function toRequest(head: RequestHead, body: Uint8Array<ArrayBuffer>): Req
     ]
     : head.headers;
   try {
-    return new Request(url, {
-      method: head.method,
-      // The field pairs as they are: a Headers built here would be copied again by Request.
-      headers: headers as Array<[string, string]>,
-      body: bodyAllowed && body.length > 0 ? body : null,
-    });
+    // The fields are appended to the made request, and a GET is made without an init: converting
+    // a RequestInit and its field pairs (WebIDL) cost 1.4 µs of a /health answer (issue 26).
+    const request = bodyAllowed && body.length > 0
+      ? new Request(url, { method: head.method, body })
+      : head.method === "GET"
+      ? new Request(url)
+      : new Request(url, { method: head.method });
+    const fields = request.headers;
+    for (const [name, value] of headers) fields.append(name, value);
+    return request;
   } catch (error) {
     // The URL is parsed again only to name the failure: parsing it first cost every request.
     if (!URL.canParse(url)) {
