@@ -226,6 +226,47 @@ Deno.test("toRequest() builds the URL on Host (or an absolute target) and drops 
   }
 });
 
+Deno.test("toRequest() hands on every served method, its fields in order and its body (issue 26)", async (t) => {
+  // Each way a request is made: GET without an init, a bodiless method with one, a body with one.
+  const cases: Array<[string, string, string | null]> = [
+    ["GET /a HTTP/1.1\r\nHost: x\r\nAccept: */*\r\nX-A: 1\r\nX-A: 2\r\n\r\n", "GET", null],
+    ["HEAD /a HTTP/1.1\r\nHost: x\r\nX-A: 1\r\n\r\n", "HEAD", null],
+    ["DELETE /a HTTP/1.1\r\nHost: x\r\nX-A: 1\r\n\r\n", "DELETE", null],
+    ["OPTIONS /a HTTP/1.1\r\nHost: x\r\nX-A: 1\r\n\r\n", "OPTIONS", null],
+    ["POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nX-A: 1\r\n\r\n", "POST", null],
+    ["PUT /a HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nX-A: 1\r\n\r\nhi", "PUT", "hi"],
+    ["PATCH /a HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nX-A: 1\r\n\r\n{}", "PATCH", "{}"],
+    [`${CHUNKED}2\r\nhi\r\n0\r\n\r\n`, "POST", "hi"],
+  ];
+  for (const [raw, method, body] of cases) {
+    await t.step(raw.split("\r\n")[0], async () => {
+      const parsed = readIn(raw);
+      assert.ok(parsed && !(parsed instanceof FramingError));
+      const request = toRequest(parsed.head, parsed.body);
+      assert.equal(request.method, method);
+      // The fields as they came (a repeated one joined, RFC 9110 §5.3), none added.
+      const expected = new Headers(
+        parsed.head.headers.filter(([name]) => name.toLowerCase() !== "transfer-encoding") as Array<
+          [string, string]
+        >,
+      );
+      if (parsed.head.chunked) expected.set("content-length", String(parsed.body.length));
+      assert.deepEqual([...request.headers], [...expected]);
+      assert.equal(request.headers.get("content-type"), null);
+      if (body === null) assert.equal(request.body, null);
+      else assert.equal(await request.text(), body);
+    });
+  }
+  await t.step("an ISO-8859-1 field value is kept as its characters", () => {
+    const reader = new RequestReader();
+    reader.push(bytes("GET /a HTTP/1.1\r\nHost: x\r\nX-Name: caf"));
+    reader.push(new Uint8Array([0xe9])); // é in ISO-8859-1
+    reader.push(bytes("\r\n\r\n"));
+    const parsed = reader.next()!;
+    assert.equal(toRequest(parsed.head, parsed.body).headers.get("x-name"), "caf\u00e9");
+  });
+});
+
 Deno.test("RequestReader skips an oversized body when asked, so the route refuses it (issue 13)", () => {
   const reader = new RequestReader({
     ...DEFAULT_LIMITS,
