@@ -21,11 +21,11 @@ export async function runCommand(command: Command, rest: string[], io: Io): Prom
   try {
     return await command.run(rest, io);
   } catch (error) {
+    // Each may quote what the user typed, what the daemon or what config.json said.
     if (error instanceof UsageError) {
-      io.err(`svc ${command.name}: ${error.message}\n\n${command.usage}`);
+      io.err(`svc ${command.name}: ${terminalSafe(error.message)}\n\n${command.usage}`);
       return EXIT.usage;
     }
-    // Both may quote what the daemon or config.json said.
     if (error instanceof ConfigError) {
       io.err(`svc ${command.name}: ${terminalSafe(error.message)}`);
       return EXIT.usage;

@@ -258,3 +258,18 @@ Deno.test("svc sessions list, svc approvals and svc events show a real agent's e
     await d.client.post(`/sessions/${id}/kill`, { signal: "SIGKILL" });
   }
 });
+
+Deno.test("a bad option or argument is quoted without a control, on every start path (D1)", async () => {
+  for (
+    const args of [["serve", `--bad${HOSTILE}`], ["sessions", `x${HOSTILE}`], [
+      "events",
+      `--bad${HOSTILE}`,
+    ]]
+  ) {
+    const result = await runSvc(args);
+    assert.equal(result.code, 2, result.stderr);
+    // An option's name ends at its "=": the escapes before it are shown, as text.
+    assertSafe(result.stderr, args.join(" "), { shown: false });
+    assert.ok(result.stderr.includes("^[]0;T^G^[[2J"), result.stderr);
+  }
+});
