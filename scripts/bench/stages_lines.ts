@@ -54,22 +54,24 @@ function seedHexLines(
       for (let i = 0; i < LINE_CHARS; i++) line += HEX[Math.floor(random() * 16)];
       return line + "\n";
     };
+    /** One event of `xxd -p` lines, 4–62 KB. */
+    const hexEvent = () => {
+      const size = MIN_EVENT_BYTES + Math.floor(random() * (MAX_EVENT_BYTES - MIN_EVENT_BYTES));
+      const lines: string[] = [];
+      for (let bytes = 0; bytes + LINE_CHARS + 1 <= size; bytes += LINE_CHARS + 1) {
+        lines.push(hexLine());
+      }
+      return lines.join("");
+    };
     const store = new EventsStore(db);
     let written = 0;
     let seq = 0;
     let batch: NewEvent[] = [];
     while (written < totalBytes) {
       const short = runs !== undefined && seq % (runs.short + runs.hex) < runs.short;
-      const size = short
-        ? 0
-        : MIN_EVENT_BYTES + Math.floor(random() * (MAX_EVENT_BYTES - MIN_EVENT_BYTES));
-      const lines: string[] = [];
-      for (let bytes = 0; bytes + LINE_CHARS + 1 <= size; bytes += LINE_CHARS + 1) {
-        lines.push(hexLine());
-      }
       const data = short
         ? `[${seq}/${seq + 1}] Building C object src/part_${seq}.c.o\n`
-        : lines.join("");
+        : hexEvent();
       seq++;
       written += data.length;
       batch.push({
