@@ -6,6 +6,7 @@
 import { Box, Text, useApp, useInput, useWindowSize } from "ink";
 import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
 import type { Key } from "ink";
+import { edit, keyName, splitKey } from "./key_input.ts";
 import { safeLine } from "./format.ts";
 import type { Outcome, UiActions } from "./actions.ts";
 import type { FocusStore } from "./focus.ts";
@@ -644,70 +645,6 @@ function pendingRecord(id: string): SessionRecord {
     routine_id: null,
     run_id: null,
   };
-}
-
-/**
- * One character of a chunk the terminal sent at once (typed ahead or pasted):
- * Enter, Tab, Backspace and Esc in it are keys, not text.
- */
-function splitKey(char: string, key: Key): { text: string; key: Key } {
-  const plain = { ...key };
-  switch (char) {
-    case "\r":
-    case "\n":
-      return { text: "", key: { ...plain, return: true } };
-    case "\t":
-      return { text: "", key: { ...plain, tab: true } };
-    case "\x7f":
-    case "\b":
-      return { text: "", key: { ...plain, backspace: true } };
-    case "\x1b":
-      return { text: "", key: { ...plain, escape: true } };
-    default:
-      return { text: char, key: plain };
-  }
-}
-
-/** Ink's key as the keymap names it. */
-export function keyName(
-  text: string,
-  key: {
-    upArrow: boolean;
-    downArrow: boolean;
-    pageUp: boolean;
-    pageDown: boolean;
-    return: boolean;
-    escape: boolean;
-    tab: boolean;
-    ctrl: boolean;
-  },
-): string {
-  if (key.upArrow) return "<up>";
-  if (key.downArrow) return "<down>";
-  if (key.pageUp) return "<pageup>";
-  if (key.pageDown) return "<pagedown>";
-  if (key.return) return "<return>";
-  if (key.escape) return "<escape>";
-  if (key.tab) return "<tab>";
-  if (key.ctrl && text === "c") return "<ctrl-c>";
-  return text;
-}
-
-/** A text field after a key: typed characters appended, Backspace deletes one. */
-function edit(
-  current: string,
-  text: string,
-  key: { backspace: boolean; delete: boolean; ctrl: boolean; meta: boolean },
-): string {
-  if (key.backspace || key.delete) return [...current].slice(0, -1).join("");
-  if (key.ctrl || key.meta) return current;
-  // Pasted or typed text; control characters are never kept (they would reach the terminal).
-  return current + [...text].filter((char) => !isControl(char)).join("");
-}
-
-function isControl(char: string): boolean {
-  const code = char.codePointAt(0) ?? 0;
-  return code < 0x20 || code === 0x7f || (code >= 0x80 && code < 0xa0);
 }
 
 /** The clock of the ages and countdowns, re-read every `tickMs` (0: never). */
