@@ -22,6 +22,7 @@ import {
 import type { UiStore } from "./store.ts";
 import { alwaysChoices, type RuleScope } from "../policy/approval_rules.ts";
 import type { UiSync } from "./sync.ts";
+import { type Measure, type TranscriptScroll, TranscriptWindow } from "./transcript_window.ts";
 import { ApprovalsView } from "./components/approvals_view.tsx";
 import { AttentionView } from "./components/attention_view.tsx";
 import { FleetView } from "./components/fleet_view.tsx";
@@ -51,6 +52,8 @@ export interface AppProps {
   now?: () => number;
   /** Re-render the clock-driven text this often (0: never, for tests). */
   tickMs?: number;
+  /** How wide a grapheme is (string-width; tests count what the session view measures). */
+  measure?: Measure;
 }
 
 /** A question over the view: `y` runs it, or one of `keys` with its value (the scope chooser). */
@@ -95,7 +98,8 @@ function Screen(props: AppProps) {
   const [filtering, setFiltering] = useState(false);
   const [help, setHelp] = useState(false);
   const [input, setInput] = useState<string | null>(null);
-  const [scroll, setScroll] = useState(0);
+  const [scroll, setScroll] = useState<TranscriptScroll>(null);
+  const [transcript] = useState(() => new TranscriptWindow(props.measure));
   const [confirm, setConfirm] = useState<Confirm | null>(null);
   const [message, setMessage] = useState<Outcome | null>(null);
   const [form, setForm] = useState<FormState>({ ...EMPTY_FORM, projectRoot: props.cwd });
@@ -159,11 +163,14 @@ function Screen(props: AppProps) {
     if (!target) return;
     setDiff(null);
     props.sync.focus(target);
-    setScroll(0);
+    setScroll(null);
     setInput(null);
     setView("session");
   };
   const pageLines = Math.max(1, size.rows - 8);
+  const conversation = { width: size.columns, height: pageLines };
+  const scrollBy = (by: number) =>
+    setScroll((from) => transcript.scrollBy(focused.lines, { ...conversation, scroll: from, by }));
   const chosenApproval = view === "session"
     ? sessionApproval
     : snapshot.approvals[index("approvals")] ?? null;
@@ -203,7 +210,7 @@ function Screen(props: AppProps) {
       case "down": {
         const by = command === "up" ? -1 : 1;
         if (view === "session" && diff) setDiff({ ...diff, scroll: Math.max(0, diff.scroll + by) });
-        else if (view === "session") setScroll((s) => Math.max(0, s - by));
+        else if (view === "session") scrollBy(by);
         else if (view === "inbox" && reading) {
           setReading({ ...reading, scroll: Math.max(0, reading.scroll + by) });
         } else move(view, by);
@@ -217,22 +224,21 @@ function Screen(props: AppProps) {
             ...diff,
             scroll: Math.max(0, Math.min(diff.lines.length - 1, diff.scroll + by)),
           });
-        } else if (view === "session") {
-          setScroll((s) => Math.max(0, Math.min(focused.lines.length - 1, s - by)));
-        } else if (view === "inbox" && reading) {
+        } else if (view === "session") scrollBy(by);
+        else if (view === "inbox" && reading) {
           setReading({ ...reading, scroll: Math.max(0, reading.scroll + by) });
         } else move(view, by);
         return;
       }
       case "top":
         if (view === "session" && diff) setDiff({ ...diff, scroll: 0 });
-        else if (view === "session") setScroll(Math.max(0, focused.lines.length - 1));
+        else if (view === "session") setScroll(transcript.top(focused.lines, conversation));
         else move(view, -Infinity);
         return;
       case "bottom":
         if (view === "session" && diff) {
           setDiff({ ...diff, scroll: Math.max(0, diff.lines.length - pageLines) });
-        } else if (view === "session") setScroll(0);
+        } else if (view === "session") setScroll(null);
         else move(view, Infinity);
         return;
       case "open":
@@ -501,6 +507,7 @@ function Screen(props: AppProps) {
                 filtering,
               }}
               diff={diff}
+              transcript={transcript}
               selectedOf={index}
               height={bodyHeight}
               width={size.columns}
@@ -531,7 +538,8 @@ type BodyProps = {
   launching: boolean;
   nowMs: number;
   input: string | null;
-  scroll: number;
+  scroll: TranscriptScroll;
+  transcript: TranscriptWindow;
   showEnded: boolean;
   filter: string;
   filtering: boolean;
@@ -579,10 +587,11 @@ function Body(props: BodyProps) {
           session={props.session}
           state={props.state}
           focus={props.focused}
+          transcript={props.transcript}
           scroll={props.scroll}
           input={props.input}
           approval={props.sessionApproval}
-          {...{ height, nowMs }}
+          {...{ height, nowMs, width: props.width }}
         />
       );
     case "routines":

@@ -4,8 +4,10 @@
  * right client call (or none) with the right outcome on screen.
  */
 import assert from "node:assert/strict";
+import stringWidth from "string-width";
 import { KEYMAP } from "../../src/ui/keymap.ts";
 import { approval, fleetLists, NOW, session } from "./fixtures.ts";
+import { CHUNK_CHARS } from "../../src/ui/transcript_window.ts";
 import { KEY, renderApp, settle } from "./render_app.tsx";
 
 Deno.test("svc ui opens on the fleet: live sessions first, each state, the header's facts", async () => {
@@ -190,6 +192,42 @@ Deno.test("svc ui session view: scrollback, live partial text, the session's req
   assert.match(app.frame(), /line 59/);
   await app.press("r");
   assert.match(app.frame(), /Only an ended conversation resumes/);
+  app.unmount();
+});
+
+Deno.test("svc ui session view: a 10 × 300k-character conversation shows its window, wrapped once (issue 33)", async () => {
+  let measured = 0;
+  const app = renderApp(fleetLists(), {
+    measure: (grapheme) => {
+      measured += grapheme.length;
+      return stringWidth(grapheme);
+    },
+  });
+  await app.press(KEY.enter);
+  // Not ASCII, so every character wrapped goes through `measure`.
+  app.focus.append(Array.from({ length: 10 }, (_, i) => ({
+    kind: "agent.message",
+    payload_json: JSON.stringify({
+      role: "assistant",
+      text: `${i} ${"漢字かな ".repeat(60_000)}end of ${i}`,
+    }),
+  })));
+  await settle();
+  const rows = () => app.frame().split("\n").filter((row) => row.includes("漢字"));
+  assert.match(app.frame(), /漢字かな end of 9\n/, "the newest rows: the end of the last line");
+  assert.ok(rows().length > 5, "wrapped, not cut to one row a line");
+  for (const row of rows()) assert.ok(stringWidth(row) <= 100, row);
+  assert.ok(measured > 0 && measured <= 2 * CHUNK_CHARS, `the first frame measured ${measured}`);
+  measured = 0;
+  await app.press(KEY.pageUp, "k");
+  assert.match(app.frame(), /scrolled back 1 line · G follows live/);
+  assert.doesNotMatch(app.frame(), /end of 9/);
+  assert.ok(rows().length > 5);
+  assert.ok(measured <= CHUNK_CHARS, `a page up measured ${measured}`);
+  measured = 0;
+  await app.press("G", KEY.pageUp, "G");
+  assert.match(app.frame(), /end of 9/);
+  assert.equal(measured, 0, "keys over rows already wrapped wrap nothing again");
   app.unmount();
 });
 

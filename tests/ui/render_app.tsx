@@ -32,7 +32,10 @@ export interface Call {
 /** How the fake daemon answers a POST: status and body (default 200 `{}`). */
 export type Answer = (call: Call) => { status: number; body: unknown };
 
-export function renderApp(lists: SyncedLists, options: { answer?: Answer; color?: boolean } = {}) {
+export function renderApp(
+  lists: SyncedLists,
+  options: { answer?: Answer; color?: boolean; measure?: (grapheme: string) => number } = {},
+) {
   const store = new UiStore({ notifyIntervalMs: 0 });
   store.synced(lists);
   const focus = new FocusStore();
@@ -75,6 +78,7 @@ export function renderApp(lists: SyncedLists, options: { answer?: Answer; color?
       }}
       now={() => NOW}
       tickMs={0}
+      measure={options.measure}
     />,
   );
   /** Types `keys` (each string is one write) and lets the app settle. */

@@ -4,9 +4,11 @@
  * and the input line (`i`).
  */
 import { Box, Text } from "ink";
+import { useMemo } from "react";
 import { countdown, safeLine, STATE_STYLE } from "../format.ts";
 import type { FocusLine, FocusSnapshot } from "../focus.ts";
 import type { FleetState, PendingApproval, SessionRecord } from "../model.ts";
+import type { TranscriptScroll, TranscriptWindow } from "../transcript_window.ts";
 import { Empty } from "./cells.tsx";
 import { YOU } from "../../cli/transcript.ts";
 import { useTint } from "./theme.ts";
@@ -24,9 +26,12 @@ export function SessionView(
     session: SessionRecord | null;
     state: FleetState | null;
     focus: FocusSnapshot;
-    /** Lines scrolled back from the newest (0: following live). */
-    scroll: number;
+    /** Wraps the conversation into rows, once per line and width. */
+    transcript: TranscriptWindow;
+    /** Where the user scrolled to (null: following live). */
+    scroll: TranscriptScroll;
     height: number;
+    width: number;
     input: string | null;
     approval: PendingApproval | null;
     nowMs: number;
@@ -37,16 +42,21 @@ export function SessionView(
     const color = TONE_COLOR[tone];
     return color === undefined ? undefined : tint(color);
   };
-  const { session, focus } = props;
+  const { session, focus, transcript, scroll, width } = props;
+  const partial = focus.partial !== null && scroll === null ? focus.partial : null;
+  const footer = (props.approval ? 2 : 0) + (props.input !== null ? 1 : 0) +
+    (partial !== null ? 1 : 0);
+  const height = Math.max(1, props.height - 2 - footer);
+  // Only the rows on screen reach Ink: a tick or a key re-wraps nothing.
+  const shown = useMemo(
+    () => transcript.rows(focus.lines, { width, height, scroll }),
+    [transcript, focus.lines, width, height, scroll],
+  );
   if (session === null) {
     return <Empty>No session in focus: pick one in the fleet (1) and press Enter.</Empty>;
   }
   const style = props.state ? STATE_STYLE[props.state] : null;
-  const footer = (props.approval ? 2 : 0) + (props.input !== null ? 1 : 0) +
-    (focus.partial !== null ? 1 : 0);
-  const room = Math.max(1, props.height - 2 - footer);
-  const end = Math.max(0, focus.lines.length - props.scroll);
-  const visible = focus.lines.slice(Math.max(0, end - room), end);
+  const below = shown.linesBelow;
   return (
     <Box flexDirection="column">
       <Text wrap="truncate-end">
@@ -59,20 +69,22 @@ export function SessionView(
         {session.worktree ? ` · ${safeLine(session.worktree.branch)}` : ""}
       </Text>
       <Text dimColor wrap="truncate-end">
-        {props.scroll > 0
-          ? `scrolled back ${props.scroll} lines · G follows live`
+        {scroll !== null
+          ? `scrolled back ${below} line${below === 1 ? "" : "s"} · G follows live`
           : focus.ended
           ? "ended · r resumes a conversation"
           : "following live · i types · Ctrl-C interrupts · x closes · K kills · ? keys"}
       </Text>
-      {visible.length === 0 && <Empty>Nothing yet.</Empty>}
-      {visible.map((line, index) => (
-        <Text key={end - visible.length + index} wrap="truncate-end" color={toneColor(line.tone)}>
-          {line.text === "" ? " " : line.text}
+      {shown.rows.length === 0 && <Empty>Nothing yet.</Empty>}
+      {shown.rows.map((row) => (
+        <Text key={row.key} wrap="truncate-end" color={toneColor(row.tone)}>
+          {row.text === "" ? " " : row.text}
         </Text>
       ))}
-      {focus.partial !== null && props.scroll === 0 && (
-        <Text wrap="truncate-start" color={tint("green")}>{`${focus.partial}▍`}</Text>
+      {partial !== null && (
+        <Text wrap="truncate-start" color={tint("green")}>
+          {`${transcript.tail(partial, width - 1)}▍`}
+        </Text>
       )}
       {props.approval && (
         <Box flexDirection="column">
