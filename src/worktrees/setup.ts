@@ -5,7 +5,7 @@
  * shell, within `timeoutSeconds` in all. Each step is recorded as a
  * `worktree.setup` event; a failure is `worktree_setup_failed`.
  */
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { z } from "zod";
 import { ServiceError } from "../errors.ts";
 import { redactText } from "../events/redact.ts";
@@ -68,14 +68,17 @@ export async function runSetup(
 ): Promise<void> {
   const timeoutSeconds = setup.timeoutSeconds ?? DEFAULT_SETUP_TIMEOUT_SECONDS;
   const deadline = Date.now() + timeoutSeconds * 1000;
+  const checkout: Tree = { root: await Deno.realPath(where.repository), side: "checkout" };
+  const worktree: Tree = { root: await Deno.realPath(where.worktree), side: "worktree" };
   for (const path of setup.copy ?? []) {
-    const from = join(where.repository, path);
-    const to = join(where.worktree, path);
-    if (!isInside(where.repository, from) || !isInside(where.worktree, to)) {
+    if (
+      !isInside(checkout.root, join(checkout.root, path)) ||
+      !isInside(worktree.root, join(worktree.root, path))
+    ) {
       throw setupFailed(`Copy path "${path}" leaves the checkout`, { step: "copy", path });
     }
     try {
-      const copied = await copyPath(from, to);
+      const copied = await copyInto(path, checkout, worktree);
       await record({ step: "copy", path, copied });
     } catch (error) {
       await record({ step: "copy", path, copied: false, error: (error as Error).message });
@@ -121,28 +124,122 @@ function setupFailed(message: string, details: Record<string, unknown>): Service
   return new ServiceError("worktree_setup_failed", 500, message, details);
 }
 
-/** Copies a file or a directory tree (links as links); false when `from` does not exist. */
-async function copyPath(from: string, to: string): Promise<boolean> {
+/** The checkout or the worktree: copies resolve links only while they stay inside its root. */
+interface Tree {
+  root: string;
+  side: "checkout" | "worktree";
+}
+
+/**
+ * Copies `path` of the checkout into the worktree (links as links); false
+ * when the checkout has none. Runs before the agent starts, so what the
+ * commit holds is the threat, not a race: each component is resolved with
+ * lstat and a link is followed only when it stays inside its tree, and a
+ * link where a file goes is replaced, never written through (issue 33 item 11).
+ */
+async function copyInto(path: string, checkout: Tree, worktree: Tree): Promise<boolean> {
+  const parts = path.split(/[\\/]/).filter((part) => part !== "" && part !== ".");
+  const name = parts.pop();
+  if (name === undefined) throw new Error("it names the whole checkout, not a path inside it");
+  const fromDir = await directoryBelow(checkout, parts);
+  if (fromDir === null) return false;
+  const from = join(fromDir, name);
+  if (await lstatOrNull(from) === null) return false;
+  const toDir = (await directoryBelow(worktree, parts))!;
+  await copyEntry(from, { dir: toDir, name, shown: [...parts, name].join("/") }, worktree);
+  return true;
+}
+
+/**
+ * The real directory that `parts` lead to below the tree's root, one
+ * component at a time: in the worktree a missing one is created, in the
+ * checkout it means there is nothing to copy (null).
+ */
+async function directoryBelow(tree: Tree, parts: string[]): Promise<string | null> {
+  let current = tree.root;
+  for (const [index, part] of parts.entries()) {
+    const next = await childDirectory(tree, current, part, parts.slice(0, index + 1).join("/"));
+    if (next === null) return null;
+    current = next;
+  }
+  return current;
+}
+
+/** The real directory `name` of `parent` (a real directory of `tree`), shown as `shown`. */
+async function childDirectory(
+  tree: Tree,
+  parent: string,
+  name: string,
+  shown: string,
+): Promise<string | null> {
+  const path = join(parent, name);
   let info: Deno.FileInfo;
   try {
-    info = await Deno.lstat(from);
+    info = await Deno.lstat(path);
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    if (tree.side === "checkout") return null;
+    await Deno.mkdir(path);
+    return path;
+  }
+  if (!info.isSymlink) {
+    if (!info.isDirectory) throw new Error(`"${shown}" in the ${tree.side} is not a directory`);
+    return path;
+  }
+  let target: string;
+  try {
+    target = await Deno.realPath(path);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    if (tree.side === "checkout") return null;
+    throw new Error(`"${shown}" in the worktree is a link to a missing path`);
+  }
+  if (!isInside(tree.root, target)) {
+    throw new Error(`"${shown}" in the ${tree.side} is a link out of it ("${target}")`);
+  }
+  if (!(await Deno.stat(target)).isDirectory) {
+    throw new Error(`"${shown}" in the ${tree.side} is not a directory`);
+  }
+  return target;
+}
+
+/**
+ * Copies `from` (in the checkout, not followed if a link) to `to.name` in
+ * the real directory `to.dir` of the worktree; whatever file or link is
+ * there is removed first, so nothing is written through a link.
+ */
+async function copyEntry(
+  from: string,
+  to: { dir: string; name: string; shown: string },
+  worktree: Tree,
+): Promise<void> {
+  const info = await Deno.lstat(from);
+  if (info.isDirectory) {
+    const dir = (await childDirectory(worktree, to.dir, to.name, to.shown))!;
+    for await (const entry of Deno.readDir(from)) {
+      const shown = `${to.shown}/${entry.name}`;
+      await copyEntry(join(from, entry.name), { dir, name: entry.name, shown }, worktree);
+    }
+    return;
+  }
+  if (!info.isFile && !info.isSymlink) {
+    throw new Error(`"${to.shown}" in the checkout is not a regular file`);
+  }
+  const target = join(to.dir, to.name);
+  const existing = await lstatOrNull(target);
+  if (existing?.isDirectory) throw new Error(`"${to.shown}" in the worktree is a directory`);
+  if (existing) await Deno.remove(target); // A link goes, never what it points to.
+  if (info.isSymlink) await Deno.symlink(await Deno.readLink(from), target);
+  else await Deno.copyFile(from, target);
+}
+
+async function lstatOrNull(path: string): Promise<Deno.FileInfo | null> {
+  try {
+    return await Deno.lstat(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return null;
     throw error;
   }
-  await Deno.mkdir(dirname(to), { recursive: true });
-  if (info.isSymlink) {
-    await Deno.remove(to).catch(() => {});
-    await Deno.symlink(await Deno.readLink(from), to);
-  } else if (info.isDirectory) {
-    await Deno.mkdir(to, { recursive: true });
-    for await (const entry of Deno.readDir(from)) {
-      await copyPath(join(from, entry.name), join(to, entry.name));
-    }
-  } else {
-    await Deno.copyFile(from, to);
-  }
-  return true;
 }
 
 interface CommandResult {
