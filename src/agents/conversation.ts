@@ -9,7 +9,8 @@
 import { ServiceError } from "../errors.ts";
 import type { Clock } from "../clock.ts";
 import { redactText, StreamRedactor } from "../events/redact.ts";
-import { truncateUtf8 } from "../events/page.ts";
+import { truncateUtf8, utf8Length } from "../events/page.ts";
+import { MAX_BODY_BYTES } from "../policy/body.ts";
 import {
   type AdapterStep,
   addUsage,
@@ -87,8 +88,12 @@ export interface ConversationTimeouts {
   closeGraceMs: number;
 }
 
-/** Queued turns may hold this much text (UTF-8, bounded by 3 bytes a UTF-16 unit), as raw input (D7). */
-const MAX_QUEUED_INPUT_BYTES = 1024 * 1024;
+/**
+ * Queued turns may hold this much text (UTF-8 bytes), as raw input (D7): the
+ * body limit, so a turn the body limit accepts always fits an empty queue
+ * (issue 33 item 13: counting 3 bytes a character refused one of 350,000).
+ */
+const MAX_QUEUED_INPUT_BYTES = MAX_BODY_BYTES;
 /** Lines longer than this are dropped (recorded as an error); nothing real comes close. */
 const MAX_LINE_CHARS = 16 * 1024 * 1024;
 
@@ -111,6 +116,8 @@ export class Conversation {
   readonly #timeouts: ConversationTimeouts;
   readonly #lines = new LineSplitter(MAX_LINE_CHARS);
   readonly #queue: string[] = [];
+  /** UTF-8 bytes of the turns in `#queue`. */
+  #queuedBytes = 0;
   /** One per permission request still deciding; a Set, as two may share an id (issue 28 item 7). */
   readonly #pending = new Set<AbortController>();
   /** Permission requests still being decided or recorded (awaited before the session ends). */
@@ -158,7 +165,7 @@ export class Conversation {
     this.#timeouts = options.timeouts;
     this.#oneShot = options.oneShot;
     this.#closing = options.oneShot; // A one-shot session takes no input beyond its prompt.
-    if (options.prompt !== null) this.#queue.push(options.prompt);
+    if (options.prompt !== null) this.#enqueue(options.prompt);
     if (options.resumed) {
       this.#state = { ...this.#state, ...options.resumed, resumable: true };
       this.#turnCount = options.resumed.turns;
@@ -208,16 +215,23 @@ export class Conversation {
         { sessionId },
       );
     }
-    const queuedBytes = this.#queue.reduce((sum, queued) => sum + queued.length * 3, 0);
-    if (queuedBytes + text.length * 3 > MAX_QUEUED_INPUT_BYTES) {
+    if (this.#queuedBytes + utf8Length(text) > MAX_QUEUED_INPUT_BYTES) {
+      const turns = this.#queue.length;
       throw new ServiceError(
         "session_input_backlogged",
         409,
-        `Session "${sessionId}" has ${this.#queue.length} turns queued: wait for the agent`,
-        { sessionId, queuedTurns: this.#queue.length },
+        `Session "${sessionId}" has ${turns} ${turns === 1 ? "turn" : "turns"} ` +
+          `(${this.#queuedBytes} bytes) queued: wait for the agent (queued turns hold at most ` +
+          `${MAX_QUEUED_INPUT_BYTES} bytes)`,
+        {
+          sessionId,
+          queuedTurns: turns,
+          queuedBytes: this.#queuedBytes,
+          limit: MAX_QUEUED_INPUT_BYTES,
+        },
       );
     }
-    this.#queue.push(text);
+    this.#enqueue(text);
     const queued = !this.#canSend();
     this.#pump();
     return { queued };
@@ -478,6 +492,11 @@ export class Conversation {
     });
   }
 
+  #enqueue(text: string): void {
+    this.#queue.push(text);
+    this.#queuedBytes += utf8Length(text);
+  }
+
   #canSend(): boolean {
     const accepting = this.#ready || this.#adapter.turnsBeforeReady === true;
     return accepting && this.#turn === null && !this.#ended && !this.#inputClosed;
@@ -488,6 +507,7 @@ export class Conversation {
     if (!this.#canSend()) return;
     const text = this.#queue.shift();
     if (text !== undefined) {
+      this.#queuedBytes -= utf8Length(text);
       this.#turn = {
         number: ++this.#turnCount,
         startedAt: this.#clock.now(),
