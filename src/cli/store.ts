@@ -2,7 +2,8 @@
 import { DatabaseSync } from "node:sqlite";
 import { type HomePaths, homePaths, prepareHome } from "../config/home.ts";
 import { resolveCliHome, resolveCliPath } from "./working_dir.ts";
-import { readStoredId, storeFiles, writeStoreId } from "../store/store_identity.ts";
+import { storeFiles, writeStoreId } from "../store/store_identity.ts";
+import { copyBackup } from "../store/backup_file.ts";
 import { parseCommandArgs, requireId } from "./args.ts";
 import {
   type Command,
@@ -26,7 +27,9 @@ Subcommands:
       Makes the store in FILE (a backup, or a store from another home) this
       home's store: moves the current svc.db, its -wal and -shm files and
       store.id aside (renamed *.before-restore-TIME), copies FILE in and
-      records its id in store.id. Refused while the daemon runs.
+      records its id in store.id. Refused while the daemon runs, and for a
+      FILE that is not an svc store (not a regular file, empty, another
+      program's database): then nothing in the home moves.
   reset
       Moves svc.db, its -wal and -shm files and store.id aside (renamed
       *.reset-TIME, nothing is deleted), so the next start begins with an empty
@@ -72,48 +75,31 @@ async function restore(args: string[], io: Io): Promise<number> {
   const paths = homePaths(resolveCliHome(values.home, io));
   if (!await exists(source)) throw new UsageError(`"${source}" does not exist`);
   prepareHome(paths);
-  return await whileStopped(paths, io, async () => {
-    // Copied before anything moves: FILE may be this home's own svc.db, adopted on purpose.
-    const staged = `${paths.db}.restoring`;
-    await Deno.remove(staged).catch(() => {});
+  // Checked and copied before the home lock is taken and before anything moves: FILE may be this
+  // home's own svc.db, adopted on purpose, and nothing it makes us wait for holds the lock.
+  const staged = await Deno.makeTempFile({ dir: paths.root, prefix: "svc.db.restoring-" });
+  try {
     let id: string | null;
     try {
-      id = copyStore(source, staged);
+      id = await copyBackup(source, staged);
     } catch (error) {
-      await Deno.remove(staged).catch(() => {});
       io.err(`svc: "${source}" cannot be restored: ${(error as Error).message}`);
       return EXIT.refused;
     }
-    const moved = await moveAside(storeFiles(paths), "before-restore");
-    await Deno.rename(staged, paths.db);
-    // A store from before D24 has no id: the next start gives it one, as for any such store.
-    if (id !== null) writeStoreId(paths.storeId, id);
-    io.out(
-      `${movedText(moved)}Restored ${source} to ${paths.db}${
-        id === null ? "" : ` (store ${id})`
-      }. Start the daemon to use it.`,
-    );
-    return EXIT.ok;
-  });
-}
-
-/** Copies the store at `source` into the new file `target` (0600); returns its id. */
-function copyStore(source: string, target: string): string | null {
-  const db = new DatabaseSync(source, { readOnly: true, timeout: 5000 });
-  try {
-    const check = db.prepare("PRAGMA quick_check").all() as Array<{ quick_check: string }>;
-    if (check.length !== 1 || check[0].quick_check !== "ok") {
-      throw new Error(`quick_check found: ${check[0]?.quick_check ?? "nothing"}`);
-    }
-    const hasMeta = db.prepare(
-      "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'store_meta'",
-    ).get();
-    const id = hasMeta ? readStoredId(db) : null;
-    db.prepare("VACUUM INTO ?").run(target);
-    if (Deno.build.os !== "windows") Deno.chmodSync(target, 0o600);
-    return id;
+    return await whileStopped(paths, io, async () => {
+      const moved = await moveAside(storeFiles(paths), "before-restore");
+      await Deno.rename(staged, paths.db);
+      // A store from before D24 has no id: the next start gives it one, as for any such store.
+      if (id !== null) writeStoreId(paths.storeId, id);
+      io.out(
+        `${movedText(moved)}Restored ${source} to ${paths.db}${
+          id === null ? "" : ` (store ${id})`
+        }. Start the daemon to use it.`,
+      );
+      return EXIT.ok;
+    });
   } finally {
-    db.close();
+    await Deno.remove(staged).catch(() => {}); // Gone once renamed into place.
   }
 }
 

@@ -313,3 +313,50 @@ Deno.test("issue 28 item 8: svc store restore of the home's own foreign svc.db a
     await removeTree(other.home);
   }
 });
+
+Deno.test("issue 33 item 16: svc store restore refuses an empty file, another program's SQLite file and a FIFO, and touches nothing (D24)", async (t) => {
+  const { home, id } = await usedHome();
+  const files = await tempHome();
+  try {
+    const db = await Deno.readFile(`${home}/svc.db`);
+    const refuses = async (file: string, pattern: RegExp) => {
+      // Bounded: a restore that waits on a FIFO is killed, and fails here, instead of hanging.
+      const restore = await runSvc(["store", "restore", file, "--home", home], {}, {
+        timeoutMs: 30_000,
+      });
+      assert.equal(restore.code, 1, `exit ${restore.code}: ${restore.stderr}`);
+      assert.match(restore.stderr, pattern);
+      assert.equal((await Deno.readTextFile(`${home}/store.id`)).trim(), id);
+      assert.deepEqual(await Deno.readFile(`${home}/svc.db`), db);
+      const names = [...Deno.readDirSync(home)].map((entry) => entry.name);
+      assert.deepEqual(names.filter((name) => /before-restore|restoring/.test(name)), []);
+    };
+    await t.step("an empty file", async () => {
+      await Deno.writeFile(`${files}/empty.db`, new Uint8Array());
+      await refuses(`${files}/empty.db`, /empty\.db" cannot be restored: it is empty \(0 bytes\)/);
+    });
+    await t.step("another application's SQLite database", async () => {
+      const foreign = new DatabaseSync(`${files}/notes.db`);
+      foreign.exec("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)");
+      foreign.exec("INSERT INTO notes (text) VALUES ('hello')");
+      foreign.close();
+      await refuses(`${files}/notes.db`, /notes\.db" cannot be restored: it is not an svc store/);
+    });
+    await t.step("a file that is not SQLite", async () => {
+      await Deno.writeTextFile(`${files}/text.db`, "not a database\n");
+      await refuses(
+        `${files}/text.db`,
+        /text\.db" cannot be restored: it is not an SQLite database/,
+      );
+    });
+    await t.step("a FIFO: refused at once, never opened", async () => {
+      const mkfifo = await new Deno.Command("mkfifo", { args: [`${files}/pipe.db`] }).output();
+      assert.ok(mkfifo.success);
+      await refuses(`${files}/pipe.db`, /pipe\.db" cannot be restored: it is not a regular file/);
+    });
+    assert.deepEqual(await routineIds(home), ["kept"]);
+  } finally {
+    await removeTree(home);
+    await removeTree(files);
+  }
+});

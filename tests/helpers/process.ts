@@ -3,18 +3,27 @@ import { fileURLToPath } from "node:url";
 /** The repository's `main.ts`, run as the real `svc` program. */
 export const MAIN = fileURLToPath(new URL("../../main.ts", import.meta.url));
 
-/** Runs `svc …` to completion and returns its exit code and output. */
+/**
+ * Runs `svc …` to completion and returns its exit code and output; with
+ * `timeoutMs`, a command still running then is killed (SIGKILL, exit 137), so
+ * a hang fails its test instead of stalling the suite.
+ */
 export async function runSvc(
   args: string[],
   env: Record<string, string> = {},
+  { timeoutMs }: { timeoutMs?: number } = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  const output = await new Deno.Command(Deno.execPath(), {
+  const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "--allow-all", MAIN, ...args],
     env: { NO_COLOR: "1", ...env },
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
-  }).output();
+  }).spawn();
+  const timer = timeoutMs === undefined
+    ? undefined
+    : setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+  const output = await child.output().finally(() => clearTimeout(timer));
   const decoder = new TextDecoder();
   return {
     code: output.code,
