@@ -20,7 +20,8 @@ import {
 } from "./protocol.ts";
 import { type Json, num, obj, rpcIdOf, str } from "./json_fields.ts";
 import { svcVersion } from "../version.ts";
-import { codexTarget } from "./permission_target.ts";
+import { codexEntryPath, codexTarget } from "./permission_target.ts";
+import { type PermissionProfile, profileText } from "../policy/permission_profile.ts";
 
 type RpcId = string | number;
 
@@ -50,6 +51,8 @@ interface PendingApproval {
   method: string;
   params: Json;
   offersSession: boolean;
+  /** What a permissions request was shown asking: its grant is exactly this. */
+  profile: PermissionProfile | null;
 }
 
 /** Creates the adapter of one `codex app-server` session. */
@@ -223,7 +226,15 @@ export function createCodexAppServerAdapter(context: AdapterContext): ProtocolAd
     const decisions = Array.isArray(params.availableDecisions) ? params.availableDecisions : null;
     // Without a list every decision of the schema is allowed; permission grants take a scope.
     const offersSession = decisions === null || decisions.includes("acceptForSession");
-    pending.set(requestId, { rpcId, method, params, offersSession });
+    const files = changedFiles.get(str(params.itemId) ?? "") ?? [];
+    const target = codexTarget(method, params, files);
+    pending.set(requestId, {
+      rpcId,
+      method,
+      params,
+      offersSession,
+      profile: target.profile ?? null,
+    });
     const options: PermissionOption[] = [
       { id: "allow", kind: "allow_once", label: "Allow" },
       ...(offersSession
@@ -231,18 +242,21 @@ export function createCodexAppServerAdapter(context: AdapterContext): ProtocolAd
         : []),
       { id: "deny", kind: "reject_once", label: "Deny" },
     ];
-    const files = changedFiles.get(str(params.itemId) ?? "") ?? [];
     return [{
       type: "permission",
       requestId,
       tool,
-      summary: summarize(tool, params),
+      summary: summarize(tool, params, target.profile),
       options,
-      target: codexTarget(method, params, files),
+      target,
     }];
   }
 
-  function summarize(tool: string, params: Json): string {
+  function summarize(tool: string, params: Json, profile?: PermissionProfile): string {
+    if (profile !== undefined) {
+      const reason = str(params.reason);
+      return `${tool}: ${profileText(profile)}${reason ? ` (${reason})` : ""}`;
+    }
     const command = str(params.command);
     if (command) return `${tool}: ${command}`;
     const files = changedFiles.get(str(params.itemId) ?? "") ?? [];
@@ -364,18 +378,46 @@ const ZERO: Usage = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, cos
 /** The response body of an approval request (its shape depends on the request's kind). */
 function approvalResult(approval: PendingApproval, answer: PermissionAnswer): Json {
   const remember = answer.remember && approval.offersSession;
-  if (approval.method === "item/permissions/requestApproval") {
-    // Granting means echoing the requested profile; denying grants nothing.
-    const requested = obj(approval.params.permissions) ?? {};
-    const granted = Object.fromEntries(
-      Object.entries(requested).filter(([, value]) => value !== null),
-    );
+  if (approval.profile !== null) {
+    // Granting answers the profile shown, never more; denying grants nothing.
     return answer.decision === "allow"
-      ? { permissions: granted, scope: remember ? "session" : "turn" }
+      ? {
+        permissions: grantOf(approval.params, approval.profile),
+        scope: remember ? "session" : "turn",
+      }
       : { permissions: {}, scope: "turn" };
   }
   if (answer.decision === "deny") return { decision: "decline" };
   return { decision: remember ? "acceptForSession" : "accept" };
+}
+
+/**
+ * The `GrantedPermissionProfile` of a permissions request: its own lists and
+ * entries, kept only where `shown` names them (deny entries stay: they only
+ * narrow), and the network when shown.
+ */
+function grantOf(params: Json, shown: PermissionProfile): Json {
+  const network = shown.network ? { network: { enabled: true } } : {};
+  const fileSystem = obj(obj(params.permissions)?.fileSystem);
+  if (fileSystem === null) return network;
+  const keep = (list: unknown, paths: string[]) =>
+    Array.isArray(list) ? list.filter((path) => paths.includes(path)) : null;
+  const entries = Array.isArray(fileSystem.entries)
+    ? fileSystem.entries.filter((entry) => {
+      const access = obj(entry)?.access;
+      const path = obj(entry) === null ? null : codexEntryPath(obj(entry)!);
+      if (access === "deny") return true;
+      return path !== null && (access === "write" ? shown.write : shown.read).includes(path);
+    })
+    : null;
+  return {
+    ...network,
+    fileSystem: {
+      read: keep(fileSystem.read, shown.read),
+      write: keep(fileSystem.write, shown.write),
+      ...(entries === null ? {} : { entries }),
+    },
+  };
 }
 
 /** The tool fields of a thread item, or null for items that are not tool calls. */

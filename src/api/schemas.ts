@@ -220,6 +220,12 @@ function build() {
   });
 
   const toolKind = z.enum(["shell", "edit", "read", "fetch", "other"]);
+  /** What a permissions request asks beyond the agent's sandbox (issue 33). */
+  const permissionProfileSchema = z.object({
+    network: z.boolean().describe("Network access"),
+    read: z.array(z.string()).describe("Paths to read, absolute"),
+    write: z.array(z.string()).describe("Paths to write (and read), absolute"),
+  });
   const pendingApprovalSchema = z.object({
     sessionId: z.string(),
     requestId: z.string(),
@@ -232,6 +238,9 @@ function build() {
     argv: nullable(z.array(z.string())).describe("Its argv when it is one simple command"),
     paths: z.array(z.string()).describe("Paths it reads or writes, absolute"),
     projectRoot: nullable(z.string()),
+    profile: nullable(permissionProfileSchema).describe(
+      "A permissions request's profile: exactly what allowing it grants; null for other requests",
+    ),
   });
 
   /** A standing approval rule (D28). */
@@ -244,6 +253,9 @@ function build() {
     tool: z.string().optional().describe("The agent's tool name or svc's kind"),
     command: z.array(z.string()).optional().describe("An argv prefix"),
     path: z.string().optional().describe("A glob over absolute paths"),
+    profile: permissionProfileSchema.optional().describe(
+      "Permissions requests it allows: those asking no more than this",
+    ),
     createdAt: isoTime,
     note: z.string().optional(),
   });

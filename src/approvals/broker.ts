@@ -29,6 +29,7 @@ import {
   type RuleSession,
   type ToolKind,
 } from "../policy/approval_rules.ts";
+import type { PermissionProfile } from "../policy/permission_profile.ts";
 import type { NewApprovalRule } from "./rules.ts";
 
 /** A session's approval policy (D18). */
@@ -53,6 +54,11 @@ export interface PendingApproval {
   paths: string[];
   /** The session's project root (where a "this project" rule applies). */
   projectRoot: string | null;
+  /**
+   * What a permissions request asks for (paths absolute and normalised), null
+   * for other requests: what the grant and an "always" rule answer (issue 33).
+   */
+  profile: PermissionProfile | null;
 }
 
 /** The owner's answer. */
@@ -203,6 +209,7 @@ export class ApprovalBroker {
       argv: prepared?.command?.simple?.map((word) => redactText(word)) ?? null,
       paths: prepared?.paths ?? [],
       projectRoot: session?.projectRoot ?? null,
+      profile: prepared?.profile ?? request.target?.profile ?? null,
     };
     return new Promise((resolve) => {
       const timer = new AbortController();
@@ -281,6 +288,7 @@ export class ApprovalBroker {
       kind: approval.kind,
       argv: prepared?.command?.simple ?? null,
       command: approval.command,
+      profile: approval.profile,
     }, scope);
     if (fields === null || this.#options.addRule === undefined) return null;
     if (scope === "project" && fields.projectRoot === "") return null;

@@ -58,6 +58,7 @@ export class ApprovalRules {
       ...(fields.tool !== undefined ? { tool: fields.tool } : {}),
       ...(fields.command !== undefined ? { command: [...fields.command] } : {}),
       ...(fields.path !== undefined ? { path: fields.path } : {}),
+      ...(fields.profile !== undefined ? { profile: fields.profile } : {}),
       createdAt: isoTime(now),
       ...(fields.note !== undefined ? { note: fields.note } : {}),
     };

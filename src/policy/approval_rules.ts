@@ -9,6 +9,7 @@
  */
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { basename, parseCommand, type ParsedCommand } from "./shell_command.ts";
+import { type PermissionProfile, profileAllows, profileText } from "./permission_profile.ts";
 
 /** A stored rule (D28). */
 export interface ApprovalRule {
@@ -23,6 +24,8 @@ export interface ApprovalRule {
   command?: string[];
   /** A glob over absolute paths; relative globs are taken from the session's project root. */
   path?: string;
+  /** For a permissions request: what it grants (issue 33); see permission_profile.ts. */
+  profile?: PermissionProfile;
   createdAt: string;
   note?: string;
 }
@@ -38,6 +41,8 @@ export interface RequestTarget {
   command: string | null;
   /** Paths it reads or writes, as the agent gave them (relative to the cwd or absolute). */
   paths: string[];
+  /** What a permissions request asks for (paths as the agent gave them). */
+  profile?: PermissionProfile;
 }
 
 /** The session a request comes from. */
@@ -58,6 +63,8 @@ export interface PreparedRequest {
   /** False when any path lies outside the session's project root. */
   insideProject: boolean;
   projectRoot: string;
+  /** A permissions request's profile, its paths normalised and absolute; else null. */
+  profile: PermissionProfile | null;
 }
 
 /** Parses the command and resolves the paths of one request. */
@@ -67,9 +74,14 @@ export async function prepareRequest(
   session: RuleSession,
 ): Promise<PreparedRequest> {
   const root = await canonicalPath(session.projectRoot);
-  const paths = await Promise.all(
-    target.paths.map((path) => canonicalPath(resolve(session.cwd, path))),
-  );
+  const canonical = (list: string[]) =>
+    Promise.all(list.map((path) => canonicalPath(resolve(session.cwd, path))));
+  const paths = await canonical(target.paths);
+  const profile = target.profile === undefined ? null : {
+    network: target.profile.network,
+    read: await canonical(target.profile.read),
+    write: await canonical(target.profile.write),
+  };
   return {
     tool,
     kind: target.kind,
@@ -77,6 +89,7 @@ export async function prepareRequest(
     paths,
     insideProject: paths.every((path) => isInside(path, root)),
     projectRoot: root,
+    profile,
   };
 }
 
@@ -111,6 +124,7 @@ function scopeMatches(rule: ApprovalRule, request: PreparedRequest, session: Rul
 function allowMatches(rule: ApprovalRule, request: PreparedRequest): boolean {
   // A path outside the project root never matches an allow rule, whatever the rule says.
   if (!request.insideProject) return false;
+  if (!profileAllows(rule.profile, request.profile)) return false;
   if (rule.command !== undefined) {
     const argv = request.command?.simple ?? null;
     if (argv === null || !startsWith(argv, rule.command)) return false;
@@ -215,6 +229,8 @@ export interface RuleSource {
   /** The argv of a simple shell command, null when the command is anything more. */
   argv: string[] | null;
   command: string | null;
+  /** A permissions request's profile: the rule grants that much and no more. */
+  profile?: PermissionProfile | null;
 }
 
 /**
@@ -239,6 +255,9 @@ export function proposeRule(
     return { decision: "allow", ...where, tool: "shell", command: source.argv };
   }
   if (source.kind === "edit") return { decision: "allow", ...where, tool: "edit" };
+  if (source.profile) {
+    return { decision: "allow", ...where, tool: source.tool, profile: source.profile };
+  }
   return { decision: "allow", ...where, tool: source.tool };
 }
 
@@ -255,6 +274,7 @@ export function alwaysChoices(pending: {
   kind?: ToolKind;
   argv?: string[] | null;
   command?: string | null;
+  profile?: PermissionProfile | null;
 }): string[] {
   return RULE_SCOPES.map((scope) => {
     const rule = proposeRule({
@@ -264,6 +284,7 @@ export function alwaysChoices(pending: {
       kind: pending.kind ?? "other",
       argv: pending.argv ?? null,
       command: pending.command ?? null,
+      profile: pending.profile ?? null,
     }, scope);
     const text = rule === null
       ? "no rule (not one simple command): a plain allow"
@@ -278,6 +299,7 @@ export function describeRule(rule: Omit<ApprovalRule, "id" | "createdAt">): stri
   parts.push(rule.tool ?? "any tool");
   if (rule.command !== undefined) parts.push(`command starting ${JSON.stringify(rule.command)}`);
   if (rule.path !== undefined) parts.push(`path ${rule.path}`);
+  if (rule.profile !== undefined) parts.push(profileText(rule.profile));
   if (rule.harness !== undefined) parts.push(`for ${rule.harness}`);
   if (rule.sessionId !== undefined) parts.push(`in session ${rule.sessionId}`);
   else if (rule.projectRoot !== undefined) parts.push(`in project ${rule.projectRoot}`);

@@ -319,6 +319,88 @@ Deno.test("createCodexAppServerAdapter() grants or refuses a permissions request
   });
 });
 
+Deno.test("createCodexAppServerAdapter() shows a permissions request's profile and grants exactly it", () => {
+  const adapter = startedTurn();
+  // The shape of codex 0.169's `PermissionsRequestApprovalParams` (app-server-protocol v2).
+  const permissions = {
+    network: { enabled: true },
+    fileSystem: {
+      read: ["/opt/data"],
+      write: ["/home/me/.cache/tool"],
+      entries: [
+        { path: { type: "path", path: "/srv/out" }, access: "write" },
+        { path: { type: "special", value: { kind: "root" } }, access: "write" },
+        { path: { type: "path", path: "/srv/out/keep" }, access: "deny" },
+        { path: { type: "glob_pattern", pattern: "**/*.env" }, access: "read" },
+        { path: { type: "special", value: { kind: "tmpdir" } }, access: "write" },
+      ],
+    },
+  };
+  const [permission] = stepsOf(
+    feed(adapter, {
+      method: "item/permissions/requestApproval",
+      id: 12,
+      params: {
+        threadId: THREAD,
+        turnId: "turn-1",
+        itemId: "call_1",
+        environmentId: null,
+        startedAtMs: 1,
+        cwd: "/work",
+        reason: "cache the index",
+        permissions,
+      },
+    }),
+    "permission",
+  );
+  assertDeep(permission.target, {
+    kind: "other",
+    command: null,
+    paths: [],
+    profile: {
+      network: true,
+      read: ["/opt/data"],
+      write: ["/home/me/.cache/tool", "/srv/out", "/"],
+    },
+  });
+  assertEquals(
+    permission.summary,
+    "permissions: write /home/me/.cache/tool, /srv/out, /; read /opt/data; network (cache the index)",
+  );
+  // What svc cannot show (a glob, the agent's temp dir) is not granted; a deny entry only narrows.
+  assertDeep(parse(adapter.answerPermission("12", ALLOW)[0]).result, {
+    permissions: {
+      network: { enabled: true },
+      fileSystem: {
+        read: ["/opt/data"],
+        write: ["/home/me/.cache/tool"],
+        entries: [
+          { path: { type: "path", path: "/srv/out" }, access: "write" },
+          { path: { type: "special", value: { kind: "root" } }, access: "write" },
+          { path: { type: "path", path: "/srv/out/keep" }, access: "deny" },
+        ],
+      },
+    },
+    scope: "turn",
+  });
+  const networkOff = feed(adapter, {
+    method: "item/permissions/requestApproval",
+    id: 13,
+    params: {
+      itemId: "call_2",
+      reason: null,
+      permissions: { network: { enabled: null }, fileSystem: { read: null, write: ["/a"] } },
+    },
+  });
+  const [second] = stepsOf(networkOff, "permission");
+  assertDeep(second.target?.profile, { network: false, read: [], write: ["/a"] });
+  assertEquals(second.summary, "permissions: write /a");
+  assertDeep(parse(adapter.answerPermission("13", ALLOW)[0]).result, {
+    permissions: { fileSystem: { read: null, write: ["/a"] } },
+    scope: "turn",
+  });
+});
+
 Deno.test("createCodexAppServerAdapter() answers other server requests with a JSON-RPC error", () => {
   const adapter = startedTurn();
   const [step] = feed(adapter, { method: "item/tool/requestUserInput", id: 11, params: {} });

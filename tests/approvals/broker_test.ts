@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { ApprovalBroker } from "../../src/approvals/broker.ts";
 import type { ApprovalRule } from "../../src/policy/approval_rules.ts";
+import type { PermissionProfile } from "../../src/policy/permission_profile.ts";
 import { FakeClock } from "../fakes/clock.ts";
 
 const request = { requestId: "r1", tool: "Bash", summary: "Bash: ls", options: [] };
@@ -38,6 +39,7 @@ Deno.test("ApprovalBroker keeps an ask request pending until the owner answers, 
     argv: null,
     paths: [],
     projectRoot: null,
+    profile: null,
   }]);
   assert.deepEqual(b.list("s2"), []);
   // Without a rule store "always" remembers nothing; the agent gets a plain allow (D28).
@@ -210,6 +212,69 @@ Deno.test("ApprovalBroker: rules decide before anyone is asked, under every poli
       (await b.checkRules("s1", shell("r8", "git status")))?.ruleId,
       "apr_3",
     );
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("ApprovalBroker: an always answer to a permissions request covers that profile only (issue 33)", async () => {
+  const root = await Deno.realPath(await Deno.makeTempDir());
+  try {
+    const rules: ApprovalRule[] = [];
+    const b = new ApprovalBroker({
+      clock: new FakeClock(Date.parse("2026-11-23T10:00:00Z")),
+      timeoutMs: () => 1000,
+      rules: () => rules,
+      addRule: (fields) => {
+        const rule = { ...fields, id: `apr_${rules.length + 1}`, createdAt: "t" };
+        rules.push(rule);
+        return rule;
+      },
+      session: () => ({ harness: "codex", projectRoot: root, cwd: root }),
+    });
+    const permissions = (requestId: string, profile: Partial<PermissionProfile>) => ({
+      requestId,
+      tool: "permissions",
+      summary: "permissions: …",
+      options: [],
+      target: {
+        kind: "other" as const,
+        command: null,
+        paths: [],
+        profile: { network: false, read: [], write: [], ...profile },
+      },
+    });
+    const cache = `${root}/cache`;
+    const first = b.decide("s1", "ask", permissions("p1", { write: ["cache"] }), never);
+    await listed(b);
+    // Every face reads the profile from the pending request, paths made absolute.
+    assert.deepEqual(b.list()[0].profile, { network: false, read: [], write: [cache] });
+    const { rule } = b.answer("s1", "p1", { decision: "allow", remember: true, message: null });
+    assert.deepEqual(rule, {
+      id: "apr_1",
+      decision: "allow",
+      sessionId: "s1",
+      tool: "permissions",
+      profile: { network: false, read: [], write: [cache] },
+      createdAt: "t",
+    });
+    assert.equal((await first).by, "owner");
+    const within = await b.decide("s1", "ask", permissions("p2", { write: [`${cache}/x`] }), never);
+    assert.deepEqual([within.by, within.ruleId], ["rule", "apr_1"]);
+    // Anything beyond what was shown is asked again: the root, another path, the network.
+    for (
+      const [id, escalation] of [
+        ["p3", { write: ["/"] }],
+        ["p4", { write: [cache, `${root}/other`] }],
+        ["p5", { write: [cache], network: true }],
+      ] satisfies [string, Partial<PermissionProfile>][]
+    ) {
+      const asked = b.decide("s1", "ask", permissions(id, escalation), never);
+      await listed(b);
+      assert.deepEqual(b.list().map((approval) => approval.requestId), [id]);
+      b.answer("s1", id, { decision: "deny", remember: false, message: null });
+      assert.equal((await asked).by, "owner");
+    }
   } finally {
     await Deno.remove(root, { recursive: true });
   }
