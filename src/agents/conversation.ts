@@ -24,6 +24,7 @@ import {
 } from "./protocol.ts";
 import { LineSplitter } from "./line_splitter.ts";
 import type { RequestTarget } from "../policy/approval_rules.ts";
+import type { PermissionProfile } from "../policy/permission_profile.ts";
 
 /** What the agent is doing (D16 `activity`). */
 export type Activity = "starting" | "working" | "idle" | "waiting_approval";
@@ -425,6 +426,7 @@ export class Conversation {
       ...(target && target.paths.length > 0
         ? { paths: target.paths.slice(0, 64).map((path) => boundedText(path)) }
         : {}),
+      ...(target?.profile ? { profile: boundedProfile(target.profile) } : {}),
     });
     const decision = ruled ?? await this.#io.decide(asked, abort.signal);
     this.#pending.delete(abort);
@@ -572,6 +574,12 @@ export class Conversation {
 /** Text for a typed payload: redacted and at most 4 KiB of UTF-8 (D17). */
 function boundedText(text: string | null): string | null {
   return text === null ? null : truncateUtf8(redactText(text), MAX_EVENT_TEXT_BYTES);
+}
+
+/** A permissions request's profile for the log, each path redacted and bounded like `paths`. */
+function boundedProfile(profile: PermissionProfile): PermissionProfile {
+  const bounded = (paths: string[]) => paths.map((path) => boundedText(path) ?? "");
+  return { network: profile.network, read: bounded(profile.read), write: bounded(profile.write) };
 }
 
 function subtractUsage(total: Usage, base: Usage): Usage {

@@ -8,6 +8,7 @@
 import type { SvcClient } from "../client/client.ts";
 import type { PendingApproval } from "../approvals/broker.ts";
 import { alwaysChoices, type RuleScope } from "../policy/approval_rules.ts";
+import { type PermissionProfile, profileText } from "../policy/permission_profile.ts";
 import { terminalSafe } from "./terminal_text.ts";
 import type { EventRecord } from "../store/events_store.ts";
 import type { SessionRecord } from "../store/sessions_store.ts";
@@ -18,10 +19,16 @@ import { describeError } from "./output.ts";
 /** What a request asks is cut to this many characters in its question. */
 const MAX_ASKED_CHARS = 80;
 
-/** The question put to the user: `Allow Bash: touch x? [y]es / [n]o / [a]lways`. */
-export function permissionQuestion(request: { tool: string; summary: string }): string {
-  const what = [...describeRequest(request)];
-  const shown = what.length > MAX_ASKED_CHARS
+/**
+ * The question put to the user: `Allow Bash: touch x? [y]es / [n]o / [a]lways`.
+ * A permissions request names its whole profile, never cut: it is what a yes grants.
+ */
+export function permissionQuestion(
+  request: { tool: string; summary: string; profile?: PermissionProfile | null },
+): string {
+  const { tool, profile } = request;
+  const what = [...describeRequest(profile ? { tool, summary: profileText(profile) } : request)];
+  const shown = !profile && what.length > MAX_ASKED_CHARS
     ? what.slice(0, MAX_ASKED_CHARS - 1).join("") + "…"
     : what.join("");
   return `Allow ${shown}? [y]es / [n]o / [a]lways`;
@@ -66,12 +73,14 @@ export class PermissionPrompt {
         requestId?: string;
         tool?: string;
         summary?: string;
+        profile?: PermissionProfile;
       };
       const requestId = payload.requestId ?? "";
       if (event.kind === "agent.permission") {
         const question = permissionQuestion({
           tool: payload.tool ?? "",
           summary: payload.summary ?? "",
+          profile: payload.profile ?? null,
         });
         this.#waiting.push({ requestId, question });
       } else {

@@ -88,6 +88,8 @@ Deno.test("the pure printers show every field without a control", async (t) => {
     assertSafe(describeRequest(approval), "describeRequest");
     assertSafe(describeRequest({ tool: approval.tool, summary: "" }), "describeRequest, tool");
     assertSafe(permissionQuestion(approval), "permissionQuestion");
+    const profile = { network: true, read: [`/r${HOSTILE}`], write: [`/w${HOSTILE}`] };
+    assertSafe(permissionQuestion({ ...approval, profile }), "permissionQuestion, profile");
   });
   await t.step("inboxTable(), usageTable()", () => {
     const entry = hostile({

@@ -59,6 +59,15 @@ Deno.test("permissionQuestion() names the tool and cuts a long summary", () => {
   assert.match(long, /^Allow Bash: x{73}…\? \[y\]es/);
 });
 
+Deno.test("permissionQuestion() names a permissions request's whole profile, never cut (issue 33)", () => {
+  const deep = `/home/me/${"d".repeat(100)}`;
+  const profile = { network: true, read: [], write: [deep, "/"] };
+  assert.equal(
+    permissionQuestion({ tool: "permissions", summary: "permissions: … (cache)", profile }),
+    `Allow permissions: write ${deep}, /; network? [y]es / [n]o / [a]lways`,
+  );
+});
+
 Deno.test("PermissionPrompt asks the oldest waiting request once the history is read", () => {
   const { client } = fakeClient([]);
   const fake = fakeTerminal();

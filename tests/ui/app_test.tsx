@@ -104,6 +104,29 @@ Deno.test("svc ui approvals: y, n and a answer the selected request; a 409 is 'a
   app.unmount();
 });
 
+Deno.test("svc ui shows what allowing a permissions request grants, and always covers only that (issue 33)", async () => {
+  const lists = fleetLists();
+  const profile = { network: true, read: [], write: ["/home/me/.cache/tool", "/"] };
+  lists.approvals = [approval({
+    sessionId: "ses_01WAITING0000000000000000",
+    tool: "permissions",
+    summary: "permissions: cache the index",
+    kind: "other",
+    command: null,
+    argv: null,
+    profile,
+  })];
+  const app = renderApp(lists, { answer: () => ({ status: 200, body: {} }) });
+  await app.press("3");
+  assert.match(app.frame(), /allowing grants: write \/home\/me\/\.cache\/tool, \/; network/);
+  await app.press("a");
+  assert.match(
+    app.frame(),
+    /\[s\] session +allow permissions write \/home\/me\/\.cache\/tool, \/; network/,
+  );
+  app.unmount();
+});
+
 Deno.test("svc ui rings the bell once per new approval", async () => {
   const app = renderApp(fleetLists());
   await settle();
@@ -467,6 +490,7 @@ Deno.test("svc ui shows a hostile agent's bytes as text (D25 terminal safety)", 
     summary: `rm ${hostile}`,
     command: `rm ${hostile}`,
     argv: ["rm", hostile],
+    profile: { network: false, read: [hostile], write: [`/w${hostile}`] },
   })];
   const app = renderApp(lists, { color: true });
   const frames: string[] = [];

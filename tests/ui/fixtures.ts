@@ -50,6 +50,7 @@ export function approval(
     argv: ["npm", "test"],
     paths: [],
     projectRoot: "/home/me/project",
+    profile: null,
     ...fields,
   };
 }

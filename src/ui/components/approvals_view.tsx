@@ -1,6 +1,7 @@
 /** View 3, approvals (D25): every pending request, oldest first, with a live countdown. */
 import { Box, Text } from "ink";
 import { countdown, safeLine, shortId } from "../format.ts";
+import { profileText } from "../../policy/permission_profile.ts";
 import type { PendingApproval, SessionRecord } from "../model.ts";
 import { Cell, Empty, Row, windowOf } from "./cells.tsx";
 import { useTint } from "./theme.ts";
@@ -55,6 +56,11 @@ export function ApprovalsView(
         <Box marginTop={1} flexDirection="column">
           <Text dimColor>{`request ${safeLine(chosen.requestId)} of ${chosen.sessionId}`}</Text>
           <Text wrap="wrap">{safeLine(chosen.summary)}</Text>
+          {chosen.profile && (
+            <Text wrap="wrap" color={tint("yellow")}>
+              {safeLine(`allowing grants: ${profileText(chosen.profile)}`)}
+            </Text>
+          )}
         </Box>
       )}
     </Box>

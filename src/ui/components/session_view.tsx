@@ -11,6 +11,7 @@ import type { FleetState, PendingApproval, SessionRecord } from "../model.ts";
 import type { TranscriptScroll, TranscriptWindow } from "../transcript_window.ts";
 import { Empty } from "./cells.tsx";
 import { YOU } from "../../cli/transcript.ts";
+import { profileText } from "../../policy/permission_profile.ts";
 import { useTint } from "./theme.ts";
 
 const TONE_COLOR: Record<FocusLine["tone"], string | undefined> = {
@@ -44,7 +45,7 @@ export function SessionView(
   };
   const { session, focus, transcript, scroll, width } = props;
   const partial = focus.partial !== null && scroll === null ? focus.partial : null;
-  const footer = (props.approval ? 2 : 0) + (props.input !== null ? 1 : 0) +
+  const footer = (props.approval ? (props.approval.profile ? 3 : 2) : 0) + (props.input !== null ? 1 : 0) +
     (partial !== null ? 1 : 0);
   const height = Math.max(1, props.height - 2 - footer);
   // Only the rows on screen reach Ink: a tick or a key re-wraps nothing.
@@ -91,6 +92,11 @@ export function SessionView(
           <Text color={tint("yellow")} wrap="truncate-end">
             {`? ${safeLine(props.approval.tool)}: ${safeLine(props.approval.summary)}`}
           </Text>
+          {props.approval.profile && (
+            <Text color={tint("yellow")} wrap="wrap">
+              {safeLine(`allowing grants: ${profileText(props.approval.profile)}`)}
+            </Text>
+          )}
           <Text dimColor>
             {`y allow · N deny · a always · ${
               countdown(Date.parse(props.approval.expiresAt), props.nowMs)
