@@ -322,15 +322,18 @@ Deno.test("createCodexAppServerAdapter() grants or refuses a permissions request
 Deno.test("createCodexAppServerAdapter() shows a permissions request's profile and grants exactly it", () => {
   const adapter = startedTurn();
   // The shape of codex 0.169's `PermissionsRequestApprovalParams` (app-server-protocol v2).
+  const granted = [
+    { path: { type: "path", path: "/srv/out" }, access: "write" },
+    { path: { type: "special", value: { kind: "root" } }, access: "write" },
+    { path: { type: "path", path: "/srv/out/keep" }, access: "deny" },
+  ];
   const permissions = {
     network: { enabled: true },
     fileSystem: {
       read: ["/opt/data"],
       write: ["/home/me/.cache/tool"],
       entries: [
-        { path: { type: "path", path: "/srv/out" }, access: "write" },
-        { path: { type: "special", value: { kind: "root" } }, access: "write" },
-        { path: { type: "path", path: "/srv/out/keep" }, access: "deny" },
+        ...granted,
         { path: { type: "glob_pattern", pattern: "**/*.env" }, access: "read" },
         { path: { type: "special", value: { kind: "tmpdir" } }, access: "write" },
       ],
@@ -374,11 +377,7 @@ Deno.test("createCodexAppServerAdapter() shows a permissions request's profile a
       fileSystem: {
         read: ["/opt/data"],
         write: ["/home/me/.cache/tool"],
-        entries: [
-          { path: { type: "path", path: "/srv/out" }, access: "write" },
-          { path: { type: "special", value: { kind: "root" } }, access: "write" },
-          { path: { type: "path", path: "/srv/out/keep" }, access: "deny" },
-        ],
+        entries: granted,
       },
     },
     scope: "turn",

@@ -12,6 +12,26 @@ function broker(onPending?: () => void) {
   return { clock, broker: new ApprovalBroker({ clock, timeoutMs: () => 1000, onPending }) };
 }
 
+/** A broker over a list of rules ("always" appends to it), its sessions in `root`. */
+function ruledBroker(root: string, harness: string, onPending?: () => void) {
+  const rules: ApprovalRule[] = [];
+  return {
+    rules,
+    broker: new ApprovalBroker({
+      clock: new FakeClock(Date.parse("2026-11-23T10:00:00Z")),
+      timeoutMs: () => 1000,
+      onPending,
+      rules: () => rules,
+      addRule: (fields) => {
+        const rule = { ...fields, id: `apr_${rules.length + 1}`, createdAt: "t" };
+        rules.push(rule);
+        return rule;
+      },
+      session: () => ({ harness, projectRoot: root, cwd: root }),
+    }),
+  };
+}
+
 Deno.test("ApprovalBroker answers deny and allow policies at once, without listing them", async () => {
   const { broker: b } = broker(() => assert.fail("no notification for a policy answer"));
   assert.deepEqual(
@@ -134,21 +154,8 @@ Deno.test("ApprovalBroker times out the first of two requests under one id (neve
 Deno.test("ApprovalBroker: rules decide before anyone is asked, under every policy (D28)", async () => {
   const root = await Deno.realPath(await Deno.makeTempDir());
   try {
-    const clock = new FakeClock(Date.parse("2026-11-23T10:00:00Z"));
-    const rules: ApprovalRule[] = [];
     let pendingCount = 0;
-    const b = new ApprovalBroker({
-      clock,
-      timeoutMs: () => 1000,
-      onPending: () => pendingCount++,
-      rules: () => rules,
-      addRule: (fields) => {
-        const rule = { ...fields, id: `apr_${rules.length + 1}`, createdAt: "t" };
-        rules.push(rule);
-        return rule;
-      },
-      session: () => ({ harness: "claude", projectRoot: root, cwd: root }),
-    });
+    const { rules, broker: b } = ruledBroker(root, "claude", () => pendingCount++);
     const shell = (requestId: string, command: string) => ({
       ...request,
       requestId,
@@ -220,18 +227,7 @@ Deno.test("ApprovalBroker: rules decide before anyone is asked, under every poli
 Deno.test("ApprovalBroker: an always answer to a permissions request covers that profile only (issue 33)", async () => {
   const root = await Deno.realPath(await Deno.makeTempDir());
   try {
-    const rules: ApprovalRule[] = [];
-    const b = new ApprovalBroker({
-      clock: new FakeClock(Date.parse("2026-11-23T10:00:00Z")),
-      timeoutMs: () => 1000,
-      rules: () => rules,
-      addRule: (fields) => {
-        const rule = { ...fields, id: `apr_${rules.length + 1}`, createdAt: "t" };
-        rules.push(rule);
-        return rule;
-      },
-      session: () => ({ harness: "codex", projectRoot: root, cwd: root }),
-    });
+    const { broker: b } = ruledBroker(root, "codex");
     const permissions = (requestId: string, profile: Partial<PermissionProfile>) => ({
       requestId,
       tool: "permissions",
