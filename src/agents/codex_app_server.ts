@@ -20,7 +20,8 @@ import {
 } from "./protocol.ts";
 import { type Json, num, obj, rpcIdOf, str } from "./json_fields.ts";
 import { svcVersion } from "../version.ts";
-import { codexEntryPath, codexTarget } from "./permission_target.ts";
+import { codexTarget } from "./permission_target.ts";
+import { codexGrant } from "./codex_permissions.ts";
 import { type PermissionProfile, profileText } from "../policy/permission_profile.ts";
 
 type RpcId = string | number;
@@ -382,42 +383,13 @@ function approvalResult(approval: PendingApproval, answer: PermissionAnswer): Js
     // Granting answers the profile shown, never more; denying grants nothing.
     return answer.decision === "allow"
       ? {
-        permissions: grantOf(approval.params, approval.profile),
+        permissions: codexGrant(approval.params.permissions, approval.profile),
         scope: remember ? "session" : "turn",
       }
       : { permissions: {}, scope: "turn" };
   }
   if (answer.decision === "deny") return { decision: "decline" };
   return { decision: remember ? "acceptForSession" : "accept" };
-}
-
-/**
- * The `GrantedPermissionProfile` of a permissions request: its own lists and
- * entries, kept only where `shown` names them (deny entries stay: they only
- * narrow), and the network when shown.
- */
-function grantOf(params: Json, shown: PermissionProfile): Json {
-  const network = shown.network ? { network: { enabled: true } } : {};
-  const fileSystem = obj(obj(params.permissions)?.fileSystem);
-  if (fileSystem === null) return network;
-  const keep = (list: unknown, paths: string[]) =>
-    Array.isArray(list) ? list.filter((path) => paths.includes(path)) : null;
-  const entries = Array.isArray(fileSystem.entries)
-    ? fileSystem.entries.filter((entry) => {
-      const access = obj(entry)?.access;
-      const path = obj(entry) === null ? null : codexEntryPath(obj(entry)!);
-      if (access === "deny") return true;
-      return path !== null && (access === "write" ? shown.write : shown.read).includes(path);
-    })
-    : null;
-  return {
-    ...network,
-    fileSystem: {
-      read: keep(fileSystem.read, shown.read),
-      write: keep(fileSystem.write, shown.write),
-      ...(entries === null ? {} : { entries }),
-    },
-  };
 }
 
 /** The tool fields of a thread item, or null for items that are not tool calls. */

@@ -5,8 +5,8 @@
  * approval rules match on.
  */
 import type { RequestTarget, ToolKind } from "../policy/approval_rules.ts";
-import type { PermissionProfile } from "../policy/permission_profile.ts";
 import { type Json, obj, str } from "./json_fields.ts";
+import { codexProfile } from "./codex_permissions.ts";
 
 export type { RequestTarget };
 
@@ -60,38 +60,6 @@ export function codexTarget(method: string, params: Json, files: string[]): Requ
     return { kind: "other", command: null, paths: [], profile: codexProfile(params.permissions) };
   }
   return { kind: "other", command: null, paths: [] };
-}
-
-/**
- * A codex `RequestPermissionProfile` as svc shows it (issue 33): the `read`
- * and `write` lists and the read or write `entries` that name a path (the
- * special `root` is `/`, `slash_tmp` is `/tmp`), and the network when
- * `network.enabled` is true. Entries that name no path svc can show (globs,
- * the agent's temp dir, its project roots) are left out, so never granted.
- */
-export function codexProfile(permissions: unknown): PermissionProfile {
-  const fileSystem = obj(obj(permissions)?.fileSystem) ?? {};
-  const listed = (list: unknown) =>
-    Array.isArray(list) ? list.filter((path) => typeof path === "string") : [];
-  const entries = Array.isArray(fileSystem.entries) ? fileSystem.entries : [];
-  const entryPaths = (access: string) =>
-    entries.map((entry) => obj(entry))
-      .filter((entry) => entry?.access === access)
-      .map((entry) => codexEntryPath(entry!))
-      .filter((path) => path !== null);
-  return {
-    network: obj(obj(permissions)?.network)?.enabled === true,
-    read: [...new Set([...listed(fileSystem.read), ...entryPaths("read")])],
-    write: [...new Set([...listed(fileSystem.write), ...entryPaths("write")])],
-  };
-}
-
-/** The path a codex `FileSystemSandboxEntry` names, or null when it names none svc can show. */
-export function codexEntryPath(entry: Json): string | null {
-  const path = obj(entry.path);
-  if (path?.type === "path") return str(path.path);
-  const special = path?.type === "special" ? obj(path.value)?.kind : null;
-  return special === "root" ? "/" : special === "slash_tmp" ? "/tmp" : null;
 }
 
 /** ACP tool kinds (`execute`, `edit`…) by svc kind. */
