@@ -45,7 +45,8 @@ export function SessionView(
   };
   const { session, focus, transcript, scroll, width } = props;
   const partial = focus.partial !== null && scroll === null ? focus.partial : null;
-  const footer = (props.approval ? (props.approval.profile ? 3 : 2) : 0) + (props.input !== null ? 1 : 0) +
+  const footer = (props.approval ? (props.approval.profile ? 3 : 2) : 0) +
+    (props.input !== null ? 1 : 0) +
     (partial !== null ? 1 : 0);
   const height = Math.max(1, props.height - 2 - footer);
   // Only the rows on screen reach Ink: a tick or a key re-wraps nothing.
