@@ -18,6 +18,7 @@ import {
   AmbiguousIdError,
   MAX_LISTED_MATCHES,
   pendingRequestsMatching,
+  resolveRuleId,
   resolveSessionId,
 } from "./id_prefix.ts";
 import { withClient } from "./connect.ts";
@@ -147,13 +148,16 @@ async function rulesCommand(args: string[], io: Io): Promise<number> {
       ...(values.tool === undefined ? {} : { tool: values.tool }),
       ...(values.command === undefined ? {} : { command: values.command }),
       ...(values.path === undefined ? {} : { path: values.path }),
-      ...(values.session === undefined ? {} : { sessionId: values.session }),
       ...(values.project === undefined ? {} : { projectRoot: resolve(values.project) }),
       ...(values.harness === undefined ? {} : { harness: values.harness }),
       ...(values.note === undefined ? {} : { note: values.note }),
     };
     return await withClient(values.home, io, async (client) => {
-      const response = await act<{ rule: ApprovalRule }>(client, "svc.approvals.rules.add", fields);
+      const response = await act<{ rule: ApprovalRule }>(client, "svc.approvals.rules.add", {
+        ...fields,
+        ...(values.session !== undefined &&
+          { sessionId: await resolveSessionId(client, values.session) }),
+      });
       return printResponse(
         io,
         response,
@@ -164,8 +168,9 @@ async function rulesCommand(args: string[], io: Io): Promise<number> {
   }
   if (verb === "rm" || verb === "remove") {
     const { values, positionals } = parseCommandArgs(rest, CLIENT_OPTIONS, { positionals: 1 });
-    const id = requireId(positionals, "rule");
+    const ruleText = requireId(positionals, "rule");
     return await withClient(values.home, io, async (client) => {
+      const id = await resolveRuleId(client, ruleText);
       const response = await act<{ id: string }>(client, "svc.approvals.rules.remove", { id });
       return printResponse(io, response, values.json, () => `Removed ${id}`);
     });
@@ -210,7 +215,9 @@ async function logCommand(args: string[], io: Io): Promise<number> {
   return await withClient(values.home, io, async (client) => {
     const { response, entries } = await readLog(client, {
       ...(values.since === undefined ? {} : { since: values.since }),
-      ...(values.session === undefined ? {} : { sessionId: values.session }),
+      ...(values.session === undefined
+        ? {}
+        : { sessionId: await resolveSessionId(client, values.session) }),
       limit,
     });
     const body = response.ok ? { entries } : response.body;

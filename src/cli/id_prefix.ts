@@ -1,9 +1,10 @@
 /**
- * Short ids (issue 27 item 9): every CLI command that takes a session, run,
- * routine or permission request id accepts any unique prefix of it, as
- * Docker does. The daemon does the matching (`GET /sessions?idPrefix=`,
- * `idPrefix` of `svc.automations.list` and `svc.automations.runs`), so the
- * CLI reads one bounded page, never the whole history.
+ * Short ids (issue 27 item 9, issue 38 item 13): every CLI command that takes
+ * a session, run, routine, approval rule or permission request id accepts any
+ * unique prefix of it, as Docker does, resolved here. The daemon does the
+ * matching (`GET /sessions?idPrefix=`, `idPrefix` of `svc.automations.list`
+ * and `svc.automations.runs`), so the CLI reads one bounded page, never the
+ * whole history; the approval rules (at most 1000) are matched from their list.
  *
  * - A unique match is that id; an exact id is itself even when it is also a
  *   prefix of another (routine ids are free-form: `nightly`, `nightly-2`).
@@ -11,11 +12,12 @@
  *   (`session_not_found`, exit 1) is printed, as for a full id.
  * - Several: `AmbiguousIdError` (exit 2) lists them.
  *
- * Session and run ids may be typed without their `ses_`/`run_` tag and in
- * lower case (`01m85` → `ses_01M85…`).
+ * Session, run and rule ids may be typed without their `ses_`/`run_`/`apr_`
+ * tag and in lower case (`01m85` → `ses_01M85…`).
  */
 import type { SvcClient } from "../client/client.ts";
 import type { PendingApproval } from "../approvals/broker.ts";
+import type { ApprovalRule } from "../policy/approval_rules.ts";
 import type { StoredRoutine } from "../automations/definition.ts";
 import type { RunRecord } from "../store/runs_store.ts";
 import type { SessionRecord } from "../store/sessions_store.ts";
@@ -25,7 +27,10 @@ import { act } from "./action.ts";
 export const MAX_LISTED_MATCHES = 10;
 
 /** What an id names, for messages and `svc completions ids KIND`. */
-export type IdKind = "session" | "routine" | "run" | "request";
+export type IdKind = "session" | "routine" | "run" | "rule" | "request";
+
+/** The tags of the ids the daemon makes (ids.ts) that the CLI takes. */
+type IdTag = "ses" | "run" | "apr";
 
 /** A prefix that matches several ids: the CLI prints it and exits 2. */
 export class AmbiguousIdError extends Error {
@@ -51,7 +56,7 @@ export class AmbiguousIdError extends Error {
  * `text` as the daemon stores ids of `tag` (`ses`, `run`): the tag added when
  * missing, the ULID part in upper case. Other text is returned unchanged.
  */
-export function normalizeTaggedId(tag: "ses" | "run", text: string): string {
+export function normalizeTaggedId(tag: IdTag, text: string): string {
   const match = text.match(new RegExp(`^(?:${tag}_)?([0-9A-Za-z]{1,26})$`, "i"));
   return match ? `${tag}_${match[1].toUpperCase()}` : text;
 }
@@ -109,28 +114,65 @@ export async function runIdsWithPrefix(
   return response.ok ? startingWith(prefix, response.body.result.runs.map((run) => run.id)) : [];
 }
 
+/** The approval rule ids starting with `prefix`, from the whole (bounded) list; [] when refused. */
+async function ruleIdsWithPrefix(client: SvcClient, prefix: string): Promise<string[]> {
+  const response = await client.get<{ rules: ApprovalRule[] }>("/approval-rules");
+  return response.ok ? startingWith(prefix, response.body.rules.map((rule) => rule.id)) : [];
+}
+
+/** Text that may be (a prefix of) an id: anything else is sent as typed. */
+const ID_TEXT = /^[A-Za-z0-9._-]{1,96}$/;
+
+/**
+ * The id of `kind` that `text` names: a full `tag_` id, or a unique prefix of
+ * one (`ses_01M8`, `01m8`), looked up through `idsWithPrefix`.
+ */
+async function resolveTaggedId(
+  text: string,
+  { kind, tag, idsWithPrefix }: {
+    kind: IdKind;
+    tag: IdTag;
+    idsWithPrefix: (prefix: string) => Promise<string[]>;
+  },
+): Promise<string> {
+  const prefix = normalizeTaggedId(tag, text);
+  if (new RegExp(`^${tag}_[0-9A-Z]{26}$`).test(prefix)) return prefix;
+  if (!ID_TEXT.test(prefix)) return text;
+  const matches = await idsWithPrefix(prefix);
+  return matches.length === 0 ? text : pick(kind, prefix, matches);
+}
+
 /** The session `text` names: a full id, or a unique prefix of one (`ses_01M8`, `01m8`). */
 export async function resolveSessionId(client: SvcClient, text: string): Promise<string> {
-  const prefix = normalizeTaggedId("ses", text);
-  if (/^ses_[0-9A-Z]{26}$/.test(prefix)) return prefix;
-  if (!/^[A-Za-z0-9._-]{1,96}$/.test(prefix)) return text;
-  const matches = await sessionIdsWithPrefix(client, prefix);
-  return matches.length === 0 ? text : pick("session", prefix, matches);
+  return await resolveTaggedId(text, {
+    kind: "session",
+    tag: "ses",
+    idsWithPrefix: (prefix) => sessionIdsWithPrefix(client, prefix),
+  });
 }
 
 /** The routine `text` names: its id, or a unique prefix of one. */
 export async function resolveRoutineId(client: SvcClient, text: string): Promise<string> {
-  if (!/^[A-Za-z0-9._-]{1,96}$/.test(text)) return text;
+  if (!ID_TEXT.test(text)) return text;
   return pick("routine", text, await routineIdsWithPrefix(client, text));
 }
 
 /** The run `text` names: a full id, or a unique prefix of one (`run_01M8`, `01m8`). */
 export async function resolveRunId(client: SvcClient, text: string): Promise<string> {
-  const prefix = normalizeTaggedId("run", text);
-  if (/^run_[0-9A-Z]{26}$/.test(prefix)) return prefix;
-  if (!/^[A-Za-z0-9._-]{1,96}$/.test(prefix)) return text;
-  const matches = await runIdsWithPrefix(client, prefix);
-  return matches.length === 0 ? text : pick("run", prefix, matches);
+  return await resolveTaggedId(text, {
+    kind: "run",
+    tag: "run",
+    idsWithPrefix: (prefix) => runIdsWithPrefix(client, prefix),
+  });
+}
+
+/** The approval rule `text` names: a full id, or a unique prefix of one (`apr_01M8`, `01m8`). */
+export async function resolveRuleId(client: SvcClient, text: string): Promise<string> {
+  return await resolveTaggedId(text, {
+    kind: "rule",
+    tag: "apr",
+    idsWithPrefix: (prefix) => ruleIdsWithPrefix(client, prefix),
+  });
 }
 
 /** A pending permission request: its session and its id. */
