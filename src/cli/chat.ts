@@ -8,6 +8,7 @@ import { describeError } from "./output.ts";
 import { joinSession } from "./attach.ts";
 import { cliWorkingDirectory, resolveCliPath } from "./working_dir.ts";
 import { approvalsOption } from "./sessions.ts";
+import { resolveSessionId } from "./id_prefix.ts";
 
 /** Exit code when Ctrl-C leaves before a session started: 128 + SIGINT. */
 const EXIT_INTERRUPTED = 130;
@@ -37,9 +38,10 @@ When stdin is not a terminal its lines are the turns, and its end closes the
 session. Output is plain (no colour, no prompt) when stdout is not a terminal.
 Exits 0 when the session completes or on detach, 1 when it ends otherwise.
 
-"svc chat SESSION" (a session id, no --harness) continues that conversation:
-as "svc attach SESSION" while it runs; once it has ended svc says so and, when
-it can be resumed (D26), asks (in a terminal) or, with --resume, resumes it.
+"svc chat SESSION" (a session id or a unique prefix of one, no --harness)
+continues that conversation: as "svc attach SESSION" while it runs; once it
+has ended svc says so and, when it can be resumed (D26), asks (in a terminal)
+or, with --resume, resumes it.
 
 Options:
   --project-root DIR  the project (default: the current directory)
@@ -63,7 +65,7 @@ Options:
       approvals: { type: "string" },
     }, { positionals: Infinity });
     const harness = values.harness;
-    if (harness === undefined && positionals.length === 1 && SESSION_ID.test(positionals[0])) {
+    if (harness === undefined && positionals.length === 1) {
       return await continueSession(positionals[0], values, io);
     }
     if (harness === undefined) throw new UsageError('Missing "--harness ID"');
@@ -123,13 +125,24 @@ Options:
 /** A session id as svc makes them (ids.ts): `ses_` and 26 Crockford base32 characters. */
 const SESSION_ID = /^ses_[0-9A-Z]{26}$/;
 
-/** `svc chat SESSION`: attaches, offering to resume an ended conversation (D26). */
+/**
+ * `svc chat SESSION`: attaches, offering to resume an ended conversation (D26).
+ * SESSION is an id or a unique prefix of one, as for every command (issue 38
+ * item 13); text that starts no session's id, and lacks the `ses_` tag, is a
+ * one-word prompt missing its `--harness`.
+ */
 async function continueSession(
-  sessionId: string,
+  sessionText: string,
   values: { home?: string; resume?: boolean },
   io: Io,
 ): Promise<number> {
-  return await withClient(values.home, io, (client) => joinSession(client, sessionId, io, values));
+  return await withClient(values.home, io, async (client) => {
+    const sessionId = await resolveSessionId(client, sessionText);
+    if (!SESSION_ID.test(sessionId) && !/^ses_/i.test(sessionText)) {
+      throw new UsageError(`Missing "--harness ID" (no session ID starts with "${sessionText}")`);
+    }
+    return await joinSession(client, sessionId, io, values);
+  });
 }
 
 /**
