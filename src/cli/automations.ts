@@ -188,12 +188,13 @@ async function setStatus(
     ...CLIENT_OPTIONS,
     yes: { type: "boolean" },
   }, { positionals: 1 });
-  const id = requireId(positionals, "routine");
+  const routineText = requireId(positionals, "routine");
   const interactive = Deno.stdin.isTerminal();
   if (status === "ACTIVE" && !values.yes && !interactive) {
     throw new UsageError('Activating needs confirmation: run it on a terminal, or pass "--yes"');
   }
   return await withClient(values.home, io, async (client) => {
+    const id = await resolveRoutineId(client, routineText);
     const got = await act<{ routine: StoredRoutine | null }>(client, "svc.automations.get", { id });
     if (!got.ok) return printResponse(io, got, values.json, () => "");
     const routine = got.body.result.routine;
