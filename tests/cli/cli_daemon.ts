@@ -87,6 +87,23 @@ export async function startCliDaemon(): Promise<CliDaemon> {
   };
 }
 
+/** Runs `svc ARGS` with `stdin` as its whole input (plain mode), killed after 20 s. */
+export async function withInput(d: CliDaemon, args: string[], stdin: string): Promise<SvcResult> {
+  const child = d.spawn(args);
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(stdin));
+  await writer.close();
+  const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+  const output = await child.output();
+  clearTimeout(timer);
+  const decoder = new TextDecoder();
+  return {
+    code: output.code,
+    stdout: decoder.decode(output.stdout),
+    stderr: decoder.decode(output.stderr),
+  };
+}
+
 /** Incremental reads of a child's output: up to a marker, then the rest. */
 export function textReader(stream: ReadableStream<Uint8Array>): {
   until(needle: string): Promise<string>;

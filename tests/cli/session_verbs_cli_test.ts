@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { allEvents, waitForEnd } from "../helpers/daemon.ts";
 import { removeTree, tempHome } from "../helpers/home.ts";
-import { type CliDaemon, startCliDaemon } from "./cli_daemon.ts";
+import { type CliDaemon, startCliDaemon, withInput } from "./cli_daemon.ts";
 import { tmuxPanes } from "./tmux_panes.ts";
 import { TMUX_INSTALLED } from "../helpers/tmux.ts";
 import { routineDefinition } from "../helpers/routine.ts";
@@ -21,23 +21,6 @@ async function eventOf(d: CliDaemon, id: string, kind: string): Promise<Record<s
     if (Date.now() > deadline) throw new Error(`No ${kind} event in ${id}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
-}
-
-/** Runs `svc ARGS` with `stdin` as its whole input (plain mode). */
-async function withInput(d: CliDaemon, args: string[], stdin: string) {
-  const child = d.spawn(args);
-  const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(stdin));
-  await writer.close();
-  const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
-  const output = await child.output();
-  clearTimeout(timer);
-  const decoder = new TextDecoder();
-  return {
-    code: output.code,
-    stdout: decoder.decode(output.stdout),
-    stderr: decoder.decode(output.stderr),
-  };
 }
 
 Deno.test("sessionsCommand: interrupt and close a conversation by id", async () => {
