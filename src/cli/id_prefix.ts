@@ -53,7 +53,7 @@ export class AmbiguousIdError extends Error {
 }
 
 /**
- * `text` as the daemon stores ids of `tag` (`ses`, `run`): the tag added when
+ * `text` as the daemon stores ids of `tag` (`ses`, `run`, `apr`): the tag added when
  * missing, the ULID part in upper case. Other text is returned unchanged.
  */
 export function normalizeTaggedId(tag: IdTag, text: string): string {
