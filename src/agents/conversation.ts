@@ -8,7 +8,8 @@
  */
 import { ServiceError } from "../errors.ts";
 import type { Clock } from "../clock.ts";
-import { redactText, StreamRedactor } from "../events/redact.ts";
+import { redactText } from "../events/redact.ts";
+import { StreamRedactor } from "../events/stream_redactor.ts";
 import { truncateUtf8, utf8Length } from "../events/page.ts";
 import { MAX_BODY_BYTES } from "../policy/body.ts";
 import {

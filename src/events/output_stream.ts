@@ -7,7 +7,8 @@ import {
   splitBytesForEvents,
   splitForEvents,
 } from "./output_decoder.ts";
-import { cleanCut, hasLiteral, StreamRedactor } from "./redact.ts";
+import { hasLiteral } from "./redact.ts";
+import { cleanCut, StreamRedactor } from "./stream_redactor.ts";
 
 /** The data of one `output` event: text, or the UTF-8 bytes of text. */
 export type OutputPiece = string | Uint8Array;

@@ -7,7 +7,8 @@ import {
   splitForEvents,
 } from "../../src/events/output_decoder.ts";
 import { type OutputPiece, OutputStream } from "../../src/events/output_stream.ts";
-import { redactText, StreamRedactor } from "../../src/events/redact.ts";
+import { redactText } from "../../src/events/redact.ts";
+import { StreamRedactor } from "../../src/events/stream_redactor.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

@@ -2,15 +2,13 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { Buffer } from "node:buffer";
 import {
-  cleanCut,
   hasLiteral,
   LITERAL_REACH,
-  MAX_HELD_LINE_CHARS,
   MAX_PRIVATE_KEY_CHARS,
   placeLiterals,
   redactText,
-  StreamRedactor,
 } from "../../src/events/redact.ts";
+import { cleanCut, MAX_HELD_LINE_CHARS, StreamRedactor } from "../../src/events/stream_redactor.ts";
 
 // Fake secrets: right shape, obviously made-up characters.
 const FAKE = {
