@@ -279,6 +279,7 @@ export class Conversation {
       void this.#io.record("agent.error", { message: this.#failure });
     }
     if (this.#turn !== null) this.#endTurn("failed", "agent_exited", null, null);
+    this.#endDeltas(); // Deltas outside a turn: nothing stays held when the stream ends.
     this.#setState({ activity: null });
     if (this.#failure === null && this.#oneShot && this.#lastTurnStatus !== "completed") {
       this.#failure = `The turn ended ${this.#lastTurnStatus ?? "without starting"}`;
@@ -389,11 +390,13 @@ export class Conversation {
    */
   #onDelta(text: string): void {
     const redactor = this.#deltaRedactor ??= new StreamRedactor();
-    const safe = redactor.push(text) + (redactor.release() ?? "");
-    this.#publishDelta(safe);
+    this.#publishDelta(redactor.push(text) + redactor.releaseSettled());
   }
 
-  /** The message is complete: what the redactor still holds is sent, and the next starts anew. */
+  /**
+   * The message is complete, or its turn or the stream ended without one: what the redactor
+   * still holds is sent, redacted, and the next message starts anew.
+   */
   #endDeltas(): void {
     const redactor = this.#deltaRedactor;
     if (redactor === null) return;
@@ -473,7 +476,7 @@ export class Conversation {
     reported: Usage | null,
   ): void {
     const turn = this.#turn!;
-    this.#deltaRedactor = null; // Text streamed without a final message stays unrecorded.
+    this.#endDeltas(); // Text streamed without a final message stays unrecorded.
     this.#turn = null;
     this.#disarm();
     const interrupted = turn.interruptReason !== null;

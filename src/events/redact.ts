@@ -13,6 +13,11 @@
  *   names (`password: x`, `?access_token=x`) are not assignments here. An unquoted value runs
  *   to the next space or quote, so `A_TOKEN=x;` loses its `;` too.
  *
+ * Before its literal, no match holds whitespace (the start of a token, a name, `A` of
+ * `Authorization`, `-----BEGI`): text whose end may still become a secret but holds no literal
+ * yet can only do so in its last word, which is what the stream redactor holds back from text
+ * shown as it is written.
+ *
  * Every pattern is linear: runs are anchored by a lookbehind to the start of a token and
  * every other repetition, lookaheads included, is bounded. Whether a shape matches is thus
  * decided within CUT_LINE_TAIL_CHARS of its start, or by a run that is still going; the stream
@@ -154,6 +159,11 @@ export function hasLiteral(text: string): boolean {
   return ANY_LITERAL.test(text);
 }
 
+/** Where the first literal of any rule starts in `text`, -1 when it holds none. */
+export function firstLiteralAt(text: string): number {
+  return text.search(ANY_LITERAL);
+}
+
 function ruleIndex(groups: Groups): number {
   return RULES.findIndex((_, index) => groups[`r${index}`] !== undefined);
 }
@@ -199,6 +209,8 @@ export interface LiteralPlacement {
   /** Index of the rule in the ordered list of rules. */
   rule: number;
   kind: string;
+  /** The matched text. */
+  match: string;
   literalAt: number;
 }
 
@@ -211,7 +223,7 @@ export function placeLiterals(text: string): { rules: number; placements: Litera
   const placements = Array.from(text.matchAll(new RegExp(PATTERN)), (match) => {
     const rule = ruleIndex(match.groups ?? {});
     const literalAt = match[0].search(new RegExp(RULES[rule].literal));
-    return { rule, kind: RULES[rule].kind, literalAt };
+    return { rule, kind: RULES[rule].kind, match: match[0], literalAt };
   });
   return { rules: RULES.length, placements };
 }

@@ -5,8 +5,10 @@
 
 import {
   CUT_LINE_TAIL_CHARS,
+  firstLiteralAt,
   hasLiteral,
   KEY_MARKER_CHARS,
+  LITERAL_REACH,
   MAX_PRIVATE_KEY_CHARS,
   redacted,
   redactText,
@@ -190,6 +192,23 @@ export class StreamRedactor {
     this.#held = "";
     this.#nextLongLineCutAt = MAX_HELD_LINE_CHARS + 1;
     return held;
+  }
+
+  /**
+   * Emits what no later chunk can make part of a secret, for text shown as it is written (D29):
+   * the held partial line but its last word, and when the line holds a literal, but the text
+   * from LITERAL_REACH before the first one (it waits for the end of its line, or `flush()`).
+   * No secret starts before the cut, so the emitted text needs no redaction, and the rest is
+   * redacted as though the stream started there: the emitted texts still join into
+   * `redactText()` of the whole. Nothing while a private-key block is open.
+   */
+  releaseSettled(): string {
+    if (this.#openKeyAt !== null) return "";
+    const literalAt = firstLiteralAt(this.#held);
+    const limit = literalAt === -1 ? this.#held.length : Math.max(0, literalAt - LITERAL_REACH);
+    let cut = limit;
+    while (cut > 0 && !/\s/.test(this.#held[cut - 1])) cut--;
+    return cut === 0 ? "" : this.#emit(cut, undefined, []);
   }
 
   /** Returns everything still held, redacted, at the end of the stream. */

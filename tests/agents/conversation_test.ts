@@ -212,3 +212,29 @@ Deno.test("Conversation publishes deltas live, redacted as one message, and reco
   assert.deepEqual(h.published[0][1], { turn: 1, text: "Hello " });
   assert.ok(!h.kinds().includes("agent.message.delta"), "deltas are never recorded");
 });
+
+Deno.test("Conversation never publishes a key streamed one character a delta (issue 33)", async () => {
+  const h = harness();
+  h.conversation.start();
+  h.emit(READY);
+  const secret = "ghp_" + "a".repeat(36);
+  const reply = `Your token is ${secret} so keep it safe.`;
+  h.emit(...[...reply].map((text): AdapterStep => ({ type: "delta", text })));
+  assert.ok(h.published.length > 1, "text before the key is shown as it comes");
+  const shown = h.published.map(([, p]) => p.text).join("");
+  assert.ok(!shown.includes("ghp_"), shown);
+  h.emit({ type: "message", text: reply }, turnEnd());
+  await h.clock.advance(0);
+  const streamed = h.published.map(([, p]) => p.text).join("");
+  assert.equal(streamed, "Your token is [REDACTED:github] so keep it safe.");
+});
+
+Deno.test("Conversation sends held delta text when the turn ends without a message", async () => {
+  const h = harness();
+  h.conversation.start();
+  h.emit(READY);
+  h.emit({ type: "delta", text: "partial " }, { type: "delta", text: "answer" }, turnEnd());
+  await h.clock.advance(0);
+  assert.deepEqual(h.published.map(([, p]) => p.text), ["partial ", "answer"]);
+  assert.ok(h.published.every(([, p]) => p.turn === 1));
+});

@@ -410,7 +410,7 @@ Deno.test("StreamRedactor output equals redactText() across long-line cuts", () 
 /** A secret whose literal (`KEY`) starts the furthest into its match that any rule allows. */
 const FARTHEST_LITERAL = `${"A".repeat(64)}PRIVATE_KEY=abc`;
 
-Deno.test("placeLiterals(): every rule's literal is in each of its matches, within reach", async (t) => {
+Deno.test("placeLiterals(): every rule's literal is in each of its matches, within reach, after no whitespace", async (t) => {
   const samples = [
     ...REDACTED.map(([, input]) => input),
     ...Object.values(FAKE),
@@ -423,11 +423,16 @@ Deno.test("placeLiterals(): every rule's literal is in each of its matches, with
   const check = (text: string) => {
     const result = placeLiterals(text);
     rules = result.rules;
-    for (const { rule, kind, literalAt } of result.placements) {
+    for (const { rule, kind, match, literalAt } of result.placements) {
       reached.add(rule);
       assert.ok(
         literalAt >= 0 && literalAt <= LITERAL_REACH,
         `rule ${rule} (${kind}) has its literal at ${literalAt} in ${JSON.stringify(text)}`,
+      );
+      // StreamRedactor.releaseSettled() holds back only the last word of text without a literal.
+      assert.ok(
+        !/\s/.test(match.slice(0, literalAt)),
+        `rule ${rule} (${kind}) has whitespace before its literal in ${JSON.stringify(match)}`,
       );
     }
   };
