@@ -269,6 +269,13 @@ export function createAcpAdapter(context: AdapterContext): ProtocolAdapter {
         clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
       }).line,
     ],
+    // `agent_message_chunk` and the other `…_chunk` updates: the message is recorded joined.
+    streamedPiece(line) {
+      if (!line.includes("_chunk")) return false;
+      const message = parseJsonLine(line);
+      const kind = str(obj(obj(message?.params)?.update)?.sessionUpdate);
+      return message?.method === "session/update" && kind !== null && kind.endsWith("_chunk");
+    },
     onLine(line) {
       const message = parseJsonLine(line);
       if (message === null) return [];

@@ -157,6 +157,9 @@ export function createClaudeAdapter(_context: AdapterContext): ProtocolAdapter {
     protocol: "claude",
     turnsBeforeReady: true,
     start: () => [],
+    // The provider's own stream events: the `assistant` line repeats their content whole.
+    streamedPiece: (line) =>
+      line.includes("stream_event") && parseJsonLine(line)?.type === "stream_event",
     onLine(line) {
       const message = parseJsonLine(line);
       if (message === null) return [];

@@ -315,6 +315,11 @@ export function createCodexAppServerAdapter(context: AdapterContext): ProtocolAd
         },
       }),
     ],
+    // Every `…Delta` or `…/delta` notification: the completed item carries its text whole.
+    streamedPiece(line) {
+      const method = line.includes("elta") ? str(parseJsonLine(line)?.method) : null;
+      return method !== null && /(?:\/d|D)elta$/.test(method);
+    },
     onLine(line) {
       const message = parseJsonLine(line);
       if (message === null) return [];

@@ -201,6 +201,11 @@ export class Conversation {
     for (const line of lines) this.#onLine(line);
   }
 
+  /** Whether a stdout line is a streamed piece of text, not stored as `output` (issue 33). */
+  streamedPiece(line: string): boolean {
+    return this.#adapter.streamedPiece(line);
+  }
+
   /**
    * Queues `text` as the next user turn; sends it at once when the agent is
    * idle. Returns whether it had to wait.

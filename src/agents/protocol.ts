@@ -141,6 +141,12 @@ export interface ProtocolAdapter {
   start(): string[];
   /** Parses one stdout line (without its newline). Unknown or non-JSON lines yield no step. */
   onLine(line: string): AdapterStep[];
+  /**
+   * Whether a stdout line is a piece of text streamed as it is written (D29), which svc
+   * records whole: such a line is not stored as `output`, where a secret written across
+   * several of them would escape redaction (issue 33). Pure: keeps no state.
+   */
+  streamedPiece(line: string): boolean;
   /** Lines that send `text` as the next user turn; only called once `ready` and idle. */
   sendTurn(text: string): string[];
   /** Lines that cancel the current turn; the turn still ends with a `turn_end` step. */

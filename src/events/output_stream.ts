@@ -26,19 +26,30 @@ const encoder = new TextEncoder();
  * saves decoding to UTF-16 and encoding back (half of ingestion's time). Anything else goes
  * through the decoder and the stream redactor; once what they hold is clean again, it comes
  * back as bytes. A stream whose text is needed (`onText`) always takes the text path.
+ *
+ * A protocol session's stdout drops the lines that `streamedPiece` names (D29, issue 33): each
+ * holds a piece of text that svc records whole, and a secret written across several of them
+ * is in none of them whole for redaction to find.
  */
 export class OutputStream {
   readonly #decoder = new OutputDecoder();
   readonly #redactor = new StreamRedactor();
   readonly #onText: ((text: string) => void) | null;
+  readonly #streamedPiece: ((line: string) => boolean) | null;
+  /** Whether the next text emitted starts a line (a piece of a line is never dropped). */
+  #atLineStart = true;
   /**
    * The held partial line as bytes, clean so far; while it is, the decoder and the redactor
    * hold nothing (the redactor holds something only while a literal or a key is in its text).
    */
   #held: Uint8Array = NO_BYTES;
 
-  constructor(onText: ((text: string) => void) | null = null) {
+  constructor(
+    onText: ((text: string) => void) | null = null,
+    options: { streamedPiece?: (line: string) => boolean } = {},
+  ) {
     this.#onText = onText;
+    this.#streamedPiece = options.streamedPiece ?? null;
   }
 
   /** Adds a read (which the caller may reuse) and returns the pieces no later read can change. */
@@ -70,7 +81,8 @@ export class OutputStream {
     const text = this.#takeHeldText();
     const rest = this.#decoder.flush();
     if (rest !== "") this.#onText?.(rest);
-    return splitForEvents(text + this.#redactor.push(rest) + this.#redactor.flush());
+    const last = text + this.#redactor.push(rest) + this.#redactor.flush();
+    return splitForEvents(this.#withoutStreamedPieces(last, true));
   }
 
   /** The clean path: pieces of `all` up to a safe cut, or null when it needs the text path. */
@@ -108,6 +120,29 @@ export class OutputStream {
         this.#held = concatBytes(encoder.encode(held), this.#decoder.takeHeld() ?? NO_BYTES);
       }
     }
-    return splitForEvents(text);
+    return splitForEvents(this.#withoutStreamedPieces(text));
+  }
+
+  /**
+   * `text` without the whole lines in it that are streamed pieces (see the class); at the end
+   * of the stream, its last line needs no newline to be whole.
+   */
+  #withoutStreamedPieces(text: string, atEnd = false): string {
+    const streamedPiece = this.#streamedPiece;
+    if (streamedPiece === null || text === "") return text;
+    let kept = "";
+    let start = 0;
+    for (let end = text.indexOf("\n"); end >= 0; end = text.indexOf("\n", start)) {
+      if (!this.#atLineStart || !streamedPiece(text.slice(start, end))) {
+        kept += text.slice(start, end + 1);
+      }
+      this.#atLineStart = true;
+      start = end + 1;
+    }
+    const rest = text.slice(start);
+    if (rest === "") return kept;
+    const whole = atEnd && this.#atLineStart;
+    this.#atLineStart = false;
+    return whole && streamedPiece(rest) ? kept : kept + rest;
   }
 }

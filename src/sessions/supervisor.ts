@@ -666,10 +666,21 @@ export class Supervisor {
     const stopPumps = new AbortController();
     const rawSink = this.#openRawArtifact(live.row.id);
     const conversation = live.conversation;
-    const onStdout = conversation ? (text: string) => conversation.onStdout(text) : null;
+    const stdout = conversation
+      ? new OutputStream((text) => conversation.onStdout(text), {
+        streamedPiece: (line) => conversation.streamedPiece(line),
+      })
+      : new OutputStream();
     const pumps = Promise.all([
-      this.#pump(live.row.id, live.process.stdout, "stdout", rawSink, stopPumps.signal, onStdout),
-      this.#pump(live.row.id, live.process.stderr, "stderr", rawSink, stopPumps.signal, null),
+      this.#pump(live.row.id, live.process.stdout, "stdout", stdout, rawSink, stopPumps.signal),
+      this.#pump(
+        live.row.id,
+        live.process.stderr,
+        "stderr",
+        new OutputStream(),
+        rawSink,
+        stopPumps.signal,
+      ),
     ]);
     if (stdinPrompt !== null) await this.#writePrompt(live, stdinPrompt);
     const exit = await live.process.status;
@@ -723,12 +734,11 @@ export class Supervisor {
     sessionId: string,
     stream: ReadableStream<Uint8Array>,
     name: "stdout" | "stderr",
+    output: OutputStream,
     rawSink: Deno.FsFile | null,
     stop: AbortSignal,
-    onText: ((text: string) => void) | null,
   ): Promise<void> {
     const { events } = this.#options;
-    const output = new OutputStream(onText);
     const reader = stream.getReader({ mode: "byob" });
     let buffer = new Uint8Array(READ_BYTES);
     const onStop = () => reader.cancel().catch(() => {});

@@ -533,3 +533,17 @@ Deno.test("createAcpAdapter() sets the asked model through the model config opti
   });
   assertEquals(stepsOf(direct, "ready")[0].model, "a/default");
 });
+
+Deno.test("createAcpAdapter() calls the _chunk updates streamed pieces (issue 33)", async () => {
+  const replay = await replayOf("gemini", "two_turns");
+  assert(replay.streamedPieces.length > 0);
+  for (const line of replay.streamedPieces) {
+    assertEquals(parse(line).method, "session/update");
+  }
+  const adapter = createAcpAdapter({ cwd: "/work", model: null });
+  const line = (message: Json) => JSON.stringify({ jsonrpc: "2.0", ...message });
+  assertEquals(adapter.streamedPiece(line(chunk("sk-"))), true);
+  assertEquals(adapter.streamedPiece(line(update({ sessionUpdate: "agent_thought_chunk" }))), true);
+  assertEquals(adapter.streamedPiece(line(update({ sessionUpdate: "tool_call" }))), false);
+  assertEquals(adapter.streamedPiece(line({ id: 3, result: { note: "_chunk" } })), false);
+});

@@ -166,3 +166,14 @@ Deno.test("claude adapter: api_retry lines are notices and the failed turn state
     assert.match(turn.reason ?? "", /^API Error: 529 Overloaded/);
   });
 });
+
+Deno.test("claude adapter: stream_event lines are streamed pieces, not stored as output (issue 33)", async () => {
+  const adapter = createClaudeAdapter({ cwd: "/project", model: null });
+  const lines = (await loadTranscript("claude", "two_turns")).filter(({ dir }) => dir === "out");
+  const pieces = lines.filter(({ line }) => adapter.streamedPiece(line)).map(({ line }) => line);
+  assert.ok(pieces.length >= 4);
+  assert.ok(pieces.every((line) => JSON.parse(line).type === "stream_event"));
+  assert.ok(lines.some(({ line }) => JSON.parse(line).type === "assistant"));
+  assert.equal(adapter.streamedPiece('{"type":"assistant","text":"stream_event"}'), false);
+  assert.equal(adapter.streamedPiece("stream_event"), false);
+});

@@ -613,3 +613,16 @@ Deno.test("createCodexAppServerAdapter() keeps agentMessage deltas (no opt-out) 
     maxAttempts: null,
   }]);
 });
+
+Deno.test("createCodexAppServerAdapter() calls every delta notification a streamed piece (issue 33)", async () => {
+  const { replay } = await codexReplay("two_turns");
+  assertDeep(
+    [...new Set(replay.streamedPieces.map((line) => JSON.parse(line).method))],
+    ["item/agentMessage/delta"],
+  );
+  const adapter = createCodexAppServerAdapter({ cwd: "/work", model: null });
+  const note = (method: string) => JSON.stringify({ jsonrpc: "2.0", method, params: {} });
+  assertEquals(adapter.streamedPiece(note("item/commandExecution/outputDelta")), true);
+  assertEquals(adapter.streamedPiece(note("item/completed")), false);
+  assertEquals(adapter.streamedPiece('{"id":1,"result":{"text":"Delta"}}'), false);
+});

@@ -16,6 +16,7 @@ function stepAdapter(handshake: boolean): ProtocolAdapter & { answers: string[] 
     answers,
     start: () => handshake ? ["hello"] : [],
     onLine: (line) => JSON.parse(line) as AdapterStep[],
+    streamedPiece: () => false,
     sendTurn: (text) => [`turn:${text}`],
     interrupt: () => ["cancel"],
     answerPermission: (requestId, answer) => {

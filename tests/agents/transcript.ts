@@ -7,7 +7,12 @@
  * intent on the adapter. Handshake lines are left to the adapter itself.
  */
 import { fileURLToPath } from "node:url";
-import type { AdapterFactory, AdapterStep, PermissionAnswer } from "../../src/agents/protocol.ts";
+import type {
+  AdapterFactory,
+  AdapterStep,
+  PermissionAnswer,
+  ProtocolAdapter,
+} from "../../src/agents/protocol.ts";
 
 /** One recorded line: `out` from the agent's stdout, `in` what the recorder wrote to its stdin. */
 export interface TranscriptLine {
@@ -23,6 +28,8 @@ export interface Replay {
   written: string[];
   /** The "in" lines of the recording, in order. */
   recorded: string[];
+  /** The agent's lines that the adapter calls streamed pieces (not stored, issue 33). */
+  streamedPieces: string[];
 }
 
 type Json = Record<string, unknown>;
@@ -60,12 +67,16 @@ export function replayTranscript(
   const steps: AdapterStep[] = [];
   const written: string[] = [...adapter.start()];
   const recorded: string[] = [];
+  const streamedPieces: string[] = [];
   for (const { dir, line } of lines) {
     if (dir === "out") {
-      for (const step of adapter.onLine(line)) {
+      const lineSteps = adapter.onLine(line);
+      for (const step of lineSteps) {
         steps.push(step);
         if (step.type === "write") written.push(step.line);
       }
+      checkStreamedPiece(adapter, line, lineSteps);
+      if (adapter.streamedPiece(line)) streamedPieces.push(line);
       continue;
     }
     recorded.push(line);
@@ -90,7 +101,14 @@ export function replayTranscript(
         break;
     }
   }
-  return { steps, written, recorded };
+  return { steps, written, recorded, streamedPieces };
+}
+
+/** A line that streams text is a streamed piece, so it is not stored as `output` either. */
+function checkStreamedPiece(adapter: ProtocolAdapter, line: string, steps: AdapterStep[]): void {
+  if (steps.some((step) => step.type === "delta") && !adapter.streamedPiece(line)) {
+    throw new Error(`A line that yields a delta is not a streamed piece: ${line}`);
+  }
 }
 
 /** Steps of one type, typed. */

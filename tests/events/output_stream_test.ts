@@ -219,6 +219,31 @@ Deno.test("OutputStream gives a conversation the decoded text and text pieces", 
   assert.equal(text(pieces), redactText(decoder.decode(bytes)));
 });
 
+Deno.test("OutputStream drops the whole lines a conversation calls streamed pieces (issue 33)", () => {
+  const piece = (text: string) => `{"delta":${JSON.stringify(text)}}`;
+  const streamedPiece = (line: string) => line.startsWith('{"delta"');
+  const lines = [piece("gh"), "kept 1", piece("p_" + "a".repeat(36)), "kept 2", piece("x")];
+  const bytes = encoder.encode(lines.join("\n"));
+  for (let cut = 0; cut <= bytes.length; cut++) {
+    const seen: string[] = [];
+    const output = new OutputStream((text) => seen.push(text), { streamedPiece });
+    const pieces = [
+      ...output.push(bytes.subarray(0, cut)),
+      ...output.push(bytes.subarray(cut)),
+      ...output.flush(),
+    ];
+    assert.equal(text(pieces), "kept 1\nkept 2\n", `cut at ${cut}`);
+    assert.equal(seen.join(""), decoder.decode(bytes), "the conversation sees every line");
+  }
+});
+
+Deno.test("OutputStream keeps the rest of a line it had to emit in part", () => {
+  const output = new OutputStream(() => {}, { streamedPiece: (line) => line.includes("piece") });
+  output.push(encoder.encode("a long piece"));
+  assert.equal(text(output.flushPartial()), "a long piece");
+  assert.equal(text(output.push(encoder.encode(" ends here\npiece\n"))), " ends here\n");
+});
+
 Deno.test("OutputStream.flushPartial() shows a clean prompt, less its last words when asked", () => {
   const output = new OutputStream();
   assert.deepEqual(output.push(encoder.encode("Delete 3 files? [y/N] ")), []);
