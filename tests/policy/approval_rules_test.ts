@@ -4,32 +4,9 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import {
-  type ApprovalRule,
-  matchRules,
-  prepareRequest,
-  proposeRule,
-  type RequestTarget,
-  type RuleSession,
-} from "../../src/policy/approval_rules.ts";
+import { proposeRule } from "../../src/policy/approval_rules.ts";
 import { parseCommand } from "../../src/policy/shell_command.ts";
-
-const CREATED = "2026-01-01T00:00:00.000Z";
-
-function rule(fields: Partial<ApprovalRule>): ApprovalRule {
-  return { id: `apr_${crypto.randomUUID()}`, decision: "allow", createdAt: CREATED, ...fields };
-}
-
-async function decide(
-  rules: ApprovalRule[],
-  target: Partial<RequestTarget>,
-  session: RuleSession,
-  tool = "Bash",
-): Promise<"allow" | "deny" | null> {
-  const full: RequestTarget = { kind: "shell", command: null, paths: [], ...target };
-  const prepared = await prepareRequest(tool, full, session);
-  return matchRules(rules, prepared, session)?.decision ?? null;
-}
+import { decide, rule, tempSession } from "../helpers/approval_rules.ts";
 
 const NPM_TEST = rule({ command: ["npm", "test"] });
 const GIT_STATUS = rule({ command: ["git", "status"] });
@@ -352,8 +329,3 @@ Deno.test("an always answer proposes a rule for its scope", () => {
     tool: "edit",
   });
 });
-
-async function tempSession(): Promise<RuleSession> {
-  const root = await Deno.realPath(await Deno.makeTempDir());
-  return { sessionId: "ses_1", harness: "claude", projectRoot: root, cwd: root };
-}
