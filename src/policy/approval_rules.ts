@@ -34,6 +34,9 @@ export interface ApprovalRule {
 export const TOOL_KINDS = ["shell", "edit", "read", "fetch", "other"] as const;
 export type ToolKind = typeof TOOL_KINDS[number];
 
+/** Kinds of request that are about files: with no path given, their paths are unknown. */
+const FILE_KINDS: ReadonlySet<ToolKind> = new Set(["edit", "read"]);
+
 /** What a permission request is about, as its adapter maps it. */
 export interface RequestTarget {
   kind: ToolKind;
@@ -60,7 +63,10 @@ export interface PreparedRequest {
   command: ParsedCommand | null;
   /** Normalised absolute paths (symlinks resolved where the path, or a parent, exists). */
   paths: string[];
-  /** False when any path lies outside the session's project root. */
+  /**
+   * False when any path lies outside the session's project root, or when an
+   * edit or a read names no path at all (where it writes or reads is unknown).
+   */
   insideProject: boolean;
   projectRoot: string;
   /** A permissions request's profile, its paths normalised and absolute; else null. */
@@ -87,7 +93,8 @@ export async function prepareRequest(
     kind: target.kind,
     command: target.command === null ? null : await parseCommand(target.command),
     paths,
-    insideProject: paths.every((path) => isInside(path, root)),
+    insideProject: (paths.length > 0 || !FILE_KINDS.has(target.kind)) &&
+      paths.every((path) => isInside(path, root)),
     projectRoot: root,
     profile,
   };

@@ -329,3 +329,20 @@ Deno.test("an always answer proposes a rule for its scope", () => {
     tool: "edit",
   });
 });
+
+Deno.test("an edit whose paths are unknown never matches an allow rule", async () => {
+  const session = await tempSession();
+  try {
+    const unknown = { kind: "edit" as const, paths: [] };
+    for (const allow of [rule({ tool: "edit" }), rule({ tool: "apply_patch" })]) {
+      assert.equal(await decide([allow], unknown, session, "apply_patch"), null);
+      assert.equal(
+        await decide([allow], { kind: "edit", paths: ["a.txt"] }, session, "apply_patch"),
+        "allow",
+      );
+    }
+    assert.equal(await decide([rule({ tool: "read" })], { kind: "read" }, session, "Read"), null);
+  } finally {
+    await Deno.remove(session.projectRoot, { recursive: true });
+  }
+});
