@@ -8,6 +8,7 @@
  * or wrapper is denied, and any one path matching denies. See docs/approvals.md.
  */
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { compileGlob } from "./path_glob.ts";
 import { basename, parseCommand, type ParsedCommand } from "./shell_command.ts";
 import { type PermissionProfile, profileAllows, profileText } from "./permission_profile.ts";
 
@@ -138,8 +139,8 @@ function allowMatches(rule: ApprovalRule, request: PreparedRequest): boolean {
   }
   if (rule.path !== undefined) {
     if (request.paths.length === 0) return false;
-    const glob = globRegExp(rule.path, request.projectRoot);
-    if (!request.paths.every((path) => glob.test(path))) return false;
+    const glob = compileGlob(rule.path, request.projectRoot);
+    if (!request.paths.every((path) => glob.matches(path))) return false;
   }
   return true;
 }
@@ -154,8 +155,8 @@ function denyMatches(rule: ApprovalRule, request: PreparedRequest): boolean {
     if (!hit) return false;
   }
   if (rule.path !== undefined) {
-    const glob = globRegExp(rule.path, request.projectRoot);
-    if (!request.paths.some((path) => glob.test(path))) return false;
+    const glob = compileGlob(rule.path, request.projectRoot);
+    if (!request.paths.some((path) => glob.matches(path))) return false;
   }
   return true;
 }
@@ -195,32 +196,6 @@ export async function canonicalPath(path: string, hops = 0): Promise<string> {
 export function isInside(path: string, root: string): boolean {
   const rel = relative(root, path);
   return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel));
-}
-
-/**
- * A path glob as a RegExp over absolute paths: `**` then a slash is any
- * directories (none too), `**` any run of characters,
- * `*` any run without `/`, `?` one character but `/`; everything else is
- * literal. A relative glob is taken from `root`; a glob naming a directory
- * with a trailing `/` matches everything under it.
- */
-export function globRegExp(glob: string, root: string): RegExp {
-  let pattern = isAbsolute(glob) ? glob : join(root, glob) + (glob.endsWith("/") ? "/" : "");
-  if (pattern.endsWith("/")) pattern += "**";
-  let source = "";
-  for (let index = 0; index < pattern.length; index++) {
-    const char = pattern[index];
-    if (pattern.startsWith("**/", index)) {
-      source += "(?:.*/)?";
-      index += 2;
-    } else if (char === "*" && pattern[index + 1] === "*") {
-      source += ".*";
-      index++;
-    } else if (char === "*") source += "[^/]*";
-    else if (char === "?") source += "[^/]";
-    else source += char.replace(/[.+^${}()|[\]\\]/g, "\\$&");
-  }
-  return new RegExp(`^${source}$`, "u");
 }
 
 /** Where a rule made for a request in a session applies (the `a`lways answer's scope). */

@@ -346,3 +346,25 @@ Deno.test("an edit whose paths are unknown never matches an allow rule", async (
     await Deno.remove(session.projectRoot, { recursive: true });
   }
 });
+
+Deno.test("a degenerate glob against a deep path is decided in bounded work", async () => {
+  const session = await tempSession();
+  try {
+    const deep = Array.from({ length: 200 }, (_, index) => `d${index % 10}`).join("/");
+    const glob = `${"**/".repeat(40)}x`;
+    const edit = (path: string) =>
+      decide(
+        [rule({ tool: "edit", path: glob })],
+        { kind: "edit", paths: [path] },
+        session,
+        "Write",
+      );
+    assert.equal(await edit(`${deep}/y`), null);
+    assert.equal(await edit(`${deep}/x`), "allow");
+    const stars = rule({ tool: "edit", path: `${"*a".repeat(30)}*b` });
+    const long = `${"a".repeat(3000)}c`;
+    assert.equal(await decide([stars], { kind: "edit", paths: [long] }, session, "Write"), null);
+  } finally {
+    await Deno.remove(session.projectRoot, { recursive: true });
+  }
+});
