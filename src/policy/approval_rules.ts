@@ -3,13 +3,16 @@
  * permission request before anyone is asked. Deny beats allow; a rule
  * applies only where every field it sets matches. Allow rules are strict —
  * a command must be one simple command whose argv starts with the rule's,
- * every path must lie inside the session's project root and match the glob;
- * deny rules are broad — a denied program anywhere in a chain, substitution
- * or wrapper is denied, and any one path matching denies. See docs/approvals.md.
+ * every path must lie inside the session's project root and match the glob,
+ * and a command svc could not read in full is never allowed; deny rules are
+ * broad — a denied program anywhere in a chain, substitution or wrapper (or
+ * anywhere among an unread command's words) is denied, and any one path
+ * matching denies. See docs/approvals.md.
  */
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { compileGlob } from "./path_glob.ts";
-import { basename, parseCommand, type ParsedCommand } from "./shell_command.ts";
+import { basename } from "./command_wrappers.ts";
+import { parseCommand, type ParsedCommand } from "./shell_command.ts";
 import { type PermissionProfile, profileAllows, profileText } from "./permission_profile.ts";
 
 /** A stored rule (D28). */
@@ -133,6 +136,8 @@ function allowMatches(rule: ApprovalRule, request: PreparedRequest): boolean {
   // A path outside the project root never matches an allow rule, whatever the rule says.
   if (!request.insideProject) return false;
   if (!profileAllows(rule.profile, request.profile)) return false;
+  // What svc could not read in full is asked, whatever the rule says.
+  if (request.command !== null && request.command.unparsed !== null) return false;
   if (rule.command !== undefined) {
     const argv = request.command?.simple ?? null;
     if (argv === null || !startsWith(argv, rule.command)) return false;
@@ -152,13 +157,30 @@ function denyMatches(rule: ApprovalRule, request: PreparedRequest): boolean {
     const hit = commands.some((argv) =>
       argv.length > 0 && startsWith([basename(argv[0]), ...argv.slice(1)], wanted)
     );
-    if (!hit) return false;
+    const unparsed = request.command?.unparsed ?? null;
+    if (!hit && (unparsed === null || !scanFinds(unparsed, wanted))) return false;
   }
   if (rule.path !== undefined) {
     const glob = compileGlob(rule.path, request.projectRoot);
     if (!request.paths.some((path) => glob.matches(path))) return false;
   }
   return true;
+}
+
+/**
+ * Whether `words` (a text svc could not read) might run `wanted`: its program
+ * as any word, and its other words after it in order, whatever lies between
+ * (options, a wrapper's arguments); any reading that could match does. The
+ * first place the program appears finds every match a later one would.
+ */
+function scanFinds(words: readonly string[], wanted: readonly string[]): boolean {
+  const start = words.findIndex((word) => basename(word) === wanted[0]);
+  if (wanted[0] === "" || start < 0) return false;
+  let next = 1;
+  for (let index = start + 1; index < words.length && next < wanted.length; index++) {
+    if (words[index] === wanted[next]) next++;
+  }
+  return next === wanted.length;
 }
 
 function startsWith(argv: readonly string[], prefix: readonly string[]): boolean {

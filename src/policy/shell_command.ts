@@ -11,9 +11,12 @@
  * subshell or group, no assignment prefix, no comment, no control character.
  * Only a simple command can match an allow rule. `commands` lists every
  * command found anywhere in the text (inside chains, pipelines, substitutions
- * and subshells), with what of its argv is literal, for deny rules.
+ * and subshells), with what of its argv is literal, and what each runs behind
+ * its wrappers (command_wrappers.ts), for deny rules. A text svc cannot read
+ * in full is `unparsed`: never allowed, and deny rules scan all its words.
  */
 import type { Node, Parser } from "web-tree-sitter";
+import { basename, SHELLS, wrappedCommand } from "./command_wrappers.ts";
 
 /** What approval rules know of one shell command text. */
 export interface ParsedCommand {
@@ -21,16 +24,35 @@ export interface ParsedCommand {
   simple: string[] | null;
   /**
    * Every command in the text, each as its argv up to its first word that is
-   * not literal (a `$X` program gives an empty argv). Wrappers such as `env`,
-   * `sudo` or `bash -c '…'` are looked through.
+   * not literal (a `$X` program gives an empty argv), and each as what it runs
+   * behind its wrappers (`sudo -u root rm x` also as `rm x`, `git -C . push`
+   * also as `git push`, `bash -xc '…'` and `eval '…'` as their scripts).
    */
   commands: string[][];
+  /**
+   * Null when svc read the whole text; else every word in it, quotes and
+   * backslashes removed, for deny rules to scan. A text is unparsed when it is
+   * over 16 KiB, has a syntax error, or has a wrapper svc cannot read (an
+   * option it does not know, a word it needs that is not literal, words after
+   * a `bash -c` script); an unparsed text never matches an allow rule.
+   */
+  unparsed: string[] | null;
 }
 
-/** Texts longer than this are never simple (nobody writes a rule for them). */
+/** What one parse of a text (or a script inside it) found. */
+interface Reading {
+  simple: string[] | null;
+  commands: string[][];
+  /** False when any of the text could not be read: a syntax error, a wrapper svc cannot read. */
+  complete: boolean;
+}
+
+/** Longer texts are not parsed, only scanned for deny rules (nobody writes a rule for them). */
 const MAX_COMMAND_CHARS = 16 * 1024;
-/** How deep `bash -c '…'` and substitutions are looked into. */
+/** How deep `bash -c '…'` and `eval` are looked into; deeper is unparsed. */
 const MAX_DEPTH = 4;
+/** How many wrappers in a row are looked through (`sudo env nice …`); more is unparsed. */
+const MAX_WRAPPERS = 16;
 
 let parserPromise: Promise<Parser> | null = null;
 
@@ -60,29 +82,43 @@ function bashParser(): Promise<Parser> {
 /** Parses `text` as bash. */
 export async function parseCommand(text: string): Promise<ParsedCommand> {
   const parser = await bashParser();
-  return parseWith(parser, text, 0);
+  const reading = parseWith(parser, text, 0);
+  if (reading.complete) {
+    return { simple: reading.simple, commands: reading.commands, unparsed: null };
+  }
+  return { simple: null, commands: reading.commands, unparsed: scanWords(text) };
 }
 
-function parseWith(parser: Parser, text: string, depth: number): ParsedCommand {
-  if (text.length > MAX_COMMAND_CHARS) return { simple: null, commands: [] };
+function parseWith(parser: Parser, text: string, depth: number): Reading {
+  if (text.length > MAX_COMMAND_CHARS) return { simple: null, commands: [], complete: false };
   const tree = parser.parse(text);
-  if (tree === null) return { simple: null, commands: [] };
+  if (tree === null) return { simple: null, commands: [], complete: false };
   try {
     const root = tree.rootNode;
-    const commands: string[][] = [];
-    collectCommands(parser, root, depth, commands);
+    const reading: Reading = { simple: null, commands: [], complete: !root.hasError };
+    collectCommands(parser, root, depth, reading);
     // Control characters (a newline, a carriage return, NUL…) are never part of a simple command.
     // deno-lint-ignore no-control-regex
-    const clean = !/[\u0000-\u001f\u007f]/.test(text) && !root.hasError;
-    let simple = clean ? simpleArgv(root) : null;
-    if (simple !== null && depth < MAX_DEPTH) {
-      const inner = shellDashC(simple);
-      if (inner !== null) simple = parseWith(parser, inner, depth + 1).simple;
+    const clean = !/[\u0000-\u001f\u007f]/.test(text) && reading.complete;
+    reading.simple = clean ? simpleArgv(root) : null;
+    if (reading.simple !== null && depth < MAX_DEPTH) {
+      const inner = shellDashC(reading.simple);
+      if (inner !== null) reading.simple = parseWith(parser, inner, depth + 1).simple;
     }
-    return { simple, commands };
+    return reading;
   } finally {
     tree.delete();
   }
+}
+
+/**
+ * Every word of a text svc could not read, for deny rules: split on blanks
+ * and shell operators, quotes and backslashes dropped (`'r'm` is `rm`), so a
+ * denied program is found however it is quoted or chained.
+ */
+function scanWords(text: string): string[] {
+  return text.split(/[\s;&|()<>`{}]+|\$\(/).map((word) => word.replace(/['"\\]/g, ""))
+    .filter((word) => word !== "");
 }
 
 /** The argv of a program that is exactly one literal command, else null. */
@@ -148,84 +184,72 @@ function unescapeUnquoted(text: string): string | null {
   return text.replace(/\\(.)/gs, "$1");
 }
 
-/** Shells whose `-c SCRIPT` runs SCRIPT; codex runs every command as `/bin/bash -lc '…'`. */
-const SHELLS = new Set(["bash", "sh", "zsh", "dash"]);
-
-/** The script of `bash -c SCRIPT` / `bash -lc SCRIPT` (nothing after it), else null. */
-export function shellDashC(argv: readonly string[]): string | null {
+/**
+ * The script of `bash -c SCRIPT` / `bash -lc SCRIPT` (nothing after it), else
+ * null: the one wrapper an allow rule reads through, as codex runs every
+ * command as `/bin/bash -lc '…'`.
+ */
+function shellDashC(argv: readonly string[]): string | null {
   if (argv.length !== 3 || !SHELLS.has(basename(argv[0]))) return null;
   return /^-l?c$|^-cl$/.test(argv[1]) ? argv[2] : null;
 }
 
-/** Programs that run the rest of their argv as a command. */
-const WRAPPERS = new Set([
-  "env",
-  "sudo",
-  "doas",
-  "exec",
-  "command",
-  "builtin",
-  "nohup",
-  "nice",
-  "time",
-  "timeout",
-  "xargs",
-  "stdbuf",
-  "setsid",
-  "chroot",
-  "eval",
-]);
-
-/** Whether `program` (a path or a name) runs another command (`env`, `sudo`…). */
-export function isWrapper(program: string): boolean {
-  return WRAPPERS.has(basename(program));
-}
-
-/** Every `command` node under `node`, as the literal start of its argv, wrappers looked through. */
-function collectCommands(parser: Parser, node: Node, depth: number, out: string[][]): void {
+/**
+ * Every `command` node under `node`: its literal argv, and what it runs behind
+ * its wrappers, into `reading`; a wrapper svc cannot read leaves it incomplete.
+ */
+function collectCommands(parser: Parser, node: Node, depth: number, reading: Reading): void {
   if (node.type === "command") {
-    const argv = literalPrefix(node);
-    out.push(argv);
-    const unwrapped = unwrap(argv);
-    if (unwrapped !== argv) out.push(unwrapped);
-    const script = shellDashC(unwrapped.slice(0, 3));
-    if (script !== null && depth < MAX_DEPTH) {
-      out.push(...parseWith(parser, script, depth + 1).commands);
-    }
+    const { argv, complete } = literalPrefix(node);
+    reading.commands.push(argv);
+    collectWrapped(parser, argv, complete, depth, reading);
   }
   for (const child of node.children) {
-    if (child !== null) collectCommands(parser, child, depth, out);
+    if (child !== null) collectCommands(parser, child, depth, reading);
   }
 }
 
-/** The literal words of a command up to the first that is not, assignments skipped. */
-function literalPrefix(command: Node): string[] {
+/** What `argv` runs behind each of its wrappers in turn (`sudo env -u X timeout 5 rm`). */
+function collectWrapped(
+  parser: Parser,
+  argv: string[],
+  complete: boolean,
+  depth: number,
+  reading: Reading,
+): void {
+  let current = argv;
+  for (let hops = 0;; hops++) {
+    const wrapped = wrappedCommand(current, complete);
+    if (wrapped === null || wrapped.kind === "none") return;
+    const tooDeep = wrapped.kind === "script" ? depth >= MAX_DEPTH : hops >= MAX_WRAPPERS;
+    if (wrapped.kind === "unknown" || tooDeep) {
+      reading.complete = false;
+      return;
+    }
+    if (wrapped.kind === "script") {
+      const inner = parseWith(parser, wrapped.text, depth + 1);
+      reading.commands.push(...inner.commands);
+      reading.complete &&= inner.complete;
+      return;
+    }
+    reading.commands.push(wrapped.argv);
+    current = wrapped.argv;
+  }
+}
+
+/**
+ * The literal words of a command up to the first that is not, assignments
+ * and redirections skipped; `complete` when that is every word.
+ */
+function literalPrefix(command: Node): { argv: string[]; complete: boolean } {
   const argv: string[] = [];
   for (const child of command.children) {
-    if (child === null) break;
+    if (child === null) return { argv, complete: false };
     if (child.type === "variable_assignment" || child.type.endsWith("redirect")) continue;
     const node = child.type === "command_name" ? onlyChild(child) : child;
     const word = node === null ? null : literalWord(node);
-    if (word === null) break;
+    if (word === null) return { argv, complete: false };
     argv.push(word);
   }
-  return argv;
-}
-
-/** `env A=1 sudo -u x rm -rf /` → `rm -rf /`: wrappers, their options and assignments dropped. */
-function unwrap(argv: string[]): string[] {
-  let index = 0;
-  while (index < argv.length && isWrapper(argv[index])) {
-    index++;
-    while (index < argv.length && (argv[index].startsWith("-") || /^\w+=/.test(argv[index]))) {
-      index++;
-    }
-    // `timeout 5 cmd`, `nice 10 cmd`: a bare number is the wrapper's argument.
-    if (index < argv.length && /^\d+[smhd]?$/.test(argv[index])) index++;
-  }
-  return index === 0 ? argv : argv.slice(index);
-}
-
-export function basename(program: string): string {
-  return program.slice(program.lastIndexOf("/") + 1);
+  return { argv, complete: true };
 }

@@ -35,3 +35,13 @@ export async function tempSession(): Promise<RuleSession> {
   const root = await Deno.realPath(await Deno.makeTempDir());
   return { sessionId: "ses_1", harness: "claude", projectRoot: root, cwd: root };
 }
+
+/** Runs `body` with a temporary session, removing its project root after. */
+export async function withSession(body: (session: RuleSession) => Promise<void>): Promise<void> {
+  const session = await tempSession();
+  try {
+    await body(session);
+  } finally {
+    await Deno.remove(session.projectRoot, { recursive: true });
+  }
+}

@@ -235,3 +235,39 @@ Deno.test("the approval log lists decisions of every kind in order, paged (D28)"
     await removeTree(project);
   }
 });
+
+Deno.test("a deny rule sees through git's global options and sudo's, on the real socket (issue 33)", async () => {
+  await using t = await startTestDaemon({ configJson: agentConfig() });
+  const project = await Deno.realPath(await tempHome());
+  try {
+    const denyPush = await act(t, "svc.approvals.rules.add", {
+      decision: "deny",
+      command: ["git", "push"],
+    });
+    const denyRm = await act(t, "svc.approvals.rules.add", { decision: "deny", command: ["rm"] });
+    // Under `allow`, only a rule can deny.
+    const id = await launchAgent(t, project, {
+      approvals: "allow",
+      prompt: "ask Bash git --no-pager push",
+    });
+    const [first] = await waitForKind(t, id, "agent.permission.resolved");
+    assert.deepEqual([first.decision, first.by, first.ruleId], [
+      "deny",
+      "rule",
+      denyPush.result.rule.id,
+    ]);
+    await t.client.post(`/sessions/${id}/input`, { data: "ask Bash sudo -u root rm -rf x" });
+    const both = await waitForKind(t, id, "agent.permission.resolved", 2);
+    assert.deepEqual([both[1].decision, both[1].by, both[1].ruleId], [
+      "deny",
+      "rule",
+      denyRm.result.rule.id,
+    ]);
+    const turns = await waitForKind(t, id, "agent.turn", 2);
+    assert.match(turns[1].result as string, /^denied: Denied by svc: approval rule apr_/);
+    await t.client.post(`/sessions/${id}/kill`, {});
+    await waitForEnd(t.client, id);
+  } finally {
+    await removeTree(project);
+  }
+});

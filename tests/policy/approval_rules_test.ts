@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { proposeRule } from "../../src/policy/approval_rules.ts";
 import { parseCommand } from "../../src/policy/shell_command.ts";
-import { decide, rule, tempSession } from "../helpers/approval_rules.ts";
+import { decide, rule, tempSession, withSession } from "../helpers/approval_rules.ts";
 
 const NPM_TEST = rule({ command: ["npm", "test"] });
 const GIT_STATUS = rule({ command: ["git", "status"] });
@@ -118,16 +118,12 @@ const HOSTILE = [
   "npm test\n",
 ];
 
-Deno.test("an allow rule matches the simple commands that start with its argv", async () => {
-  const session = await tempSession();
-  try {
+Deno.test("an allow rule matches the simple commands that start with its argv", () =>
+  withSession(async (session) => {
     for (const command of MATCHING) {
       assert.equal(await decide([NPM_TEST], { command }, session), "allow", command);
     }
-  } finally {
-    await Deno.remove(session.projectRoot, { recursive: true });
-  }
-});
+  }));
 
 Deno.test(`no hostile command (${HOSTILE.length} of them) matches an allow rule`, async () => {
   assert.ok(HOSTILE.length >= 60);
@@ -184,9 +180,8 @@ Deno.test("a deny rule matches its program anywhere in a chain, wrapper or subst
   }
 });
 
-Deno.test("deny beats allow; every field a rule sets must match", async () => {
-  const session = await tempSession();
-  try {
+Deno.test("deny beats allow; every field a rule sets must match", () =>
+  withSession(async (session) => {
     const allow = rule({ command: ["npm", "test"] });
     const deny = rule({ decision: "deny", command: ["npm"] });
     assert.equal(await decide([allow, deny], { command: "npm test" }, session), "deny");
@@ -222,10 +217,7 @@ Deno.test("deny beats allow; every field a rule sets must match", async () => {
     assert.equal(await decide([shell], { kind: "edit", paths: ["x"] }, session, "Write"), null);
     // A command rule never matches a request without a command.
     assert.equal(await decide([NPM_TEST], { kind: "edit", paths: ["x"] }, session, "Write"), null);
-  } finally {
-    await Deno.remove(session.projectRoot, { recursive: true });
-  }
-});
+  }));
 
 Deno.test("paths: normalised, absolute, symlinks resolved, never outside the project", async () => {
   const session = await tempSession();
@@ -330,9 +322,8 @@ Deno.test("an always answer proposes a rule for its scope", () => {
   });
 });
 
-Deno.test("an edit whose paths are unknown never matches an allow rule", async () => {
-  const session = await tempSession();
-  try {
+Deno.test("an edit whose paths are unknown never matches an allow rule", () =>
+  withSession(async (session) => {
     const unknown = { kind: "edit" as const, paths: [] };
     for (const allow of [rule({ tool: "edit" }), rule({ tool: "apply_patch" })]) {
       assert.equal(await decide([allow], unknown, session, "apply_patch"), null);
@@ -342,14 +333,10 @@ Deno.test("an edit whose paths are unknown never matches an allow rule", async (
       );
     }
     assert.equal(await decide([rule({ tool: "read" })], { kind: "read" }, session, "Read"), null);
-  } finally {
-    await Deno.remove(session.projectRoot, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("a degenerate glob against a deep path is decided in bounded work", async () => {
-  const session = await tempSession();
-  try {
+Deno.test("a degenerate glob against a deep path is decided in bounded work", () =>
+  withSession(async (session) => {
     const deep = Array.from({ length: 200 }, (_, index) => `d${index % 10}`).join("/");
     const glob = `${"**/".repeat(40)}x`;
     const edit = (path: string) =>
@@ -364,7 +351,4 @@ Deno.test("a degenerate glob against a deep path is decided in bounded work", as
     const stars = rule({ tool: "edit", path: `${"*a".repeat(30)}*b` });
     const long = `${"a".repeat(3000)}c`;
     assert.equal(await decide([stars], { kind: "edit", paths: [long] }, session, "Write"), null);
-  } finally {
-    await Deno.remove(session.projectRoot, { recursive: true });
-  }
-});
+  }));
