@@ -127,7 +127,7 @@ export function worktreeRoutes(deps: WorktreeRouteDeps): Route[] {
         400: errorDoc("A bad query parameter"),
         403: errorDoc("`forbidden` over TCP: a diff cannot be redacted"),
         404: errorDoc("`session_not_found` or `worktree_not_found`"),
-        409: errorDoc("`worktree_removed`"),
+        409: errorDoc("`worktree_removed`, `worktree_tampered` or `checkout_moved`"),
         503: errorDoc("`server_busy`: too many large answers at once"),
       },
       ownerOnly: "Reading a worktree's diff",
@@ -188,7 +188,7 @@ export function worktreeRoutes(deps: WorktreeRouteDeps): Route[] {
         409: errorDoc(
           "`land_conflict` (nothing changed; `details.reason`: detached_head, dirty_checkout, " +
             "conflict or checkout_changed; `details.files`), `nothing_to_land`, `already_landed`, " +
-            "`session_live` or `worktree_removed`",
+            "`session_live`, `worktree_removed`, `worktree_tampered` or `checkout_moved`",
         ),
       },
       ownerOnly: "Landing a worktree",
@@ -209,7 +209,8 @@ export function worktreeRoutes(deps: WorktreeRouteDeps): Route[] {
         400: errorDoc("`invalid_request`"),
         404: errorDoc("`session_not_found` or `worktree_not_found`"),
         409: errorDoc(
-          "`unlanded_work` (never landed: `force` discards it), `session_live` or `worktree_removed`",
+          "`unlanded_work` or `worktree_tampered` (`force` discards it), `session_live`, " +
+            "`worktree_removed` or `checkout_moved`",
         ),
       },
       ownerOnly: "Discarding a worktree",

@@ -7,9 +7,23 @@ export interface GitResult {
   stderr: string;
 }
 
+/**
+ * A worktree svc made, as git must see it (issue 33 item 1): its git
+ * directory inside the owner's repository and its work tree. Git given these
+ * never reads a `.git` inside the tree, which the agent may have rewritten.
+ */
+export interface PinnedWorktree {
+  /** `<repository's git dir>/worktrees/<name>`, which the agent cannot write. */
+  gitDir: string;
+  workTree: string;
+}
+
 /** Options of one git command. */
 export interface GitOptions {
+  /** Where git runs; with `pinned`, that worktree (this is then ignored). */
   cwd: string;
+  /** Runs on this worktree with `GIT_DIR` and `GIT_WORK_TREE` set: the agent's `.git` is not read. */
+  pinned?: PinnedWorktree;
   /** Killed (SIGKILL) after this long: a git that waits on a lock or a huge tree must not hold a run. */
   timeoutMs?: number;
   env?: Record<string, string>;
@@ -20,17 +34,45 @@ export interface GitOptions {
 const DEFAULT_TIMEOUT_MS = 120_000;
 
 /**
- * Starts the real `git` program (no shell) with the repository's hooks off
- * (svc never runs a repository's code behind its owner's back) and prompts
- * off (nobody is there to answer), under the options' timeout and, when
- * given, the daemon's process tracking. A git that cannot start throws.
+ * Config that makes git start a program svc never needs, overridden on every
+ * git svc runs (issue 33 item 1). Git passes these to the gits it starts
+ * itself (a nested repository's status), whose config the agent may have
+ * written. `diff.external` has no "off" value: every diff svc runs passes
+ * `--no-ext-diff` (and `--no-textconv`) instead. Driver commands (`filter.<name>`, `diff.<name>`, `merge.<name>`)
+ * cannot be listed here: `.gitattributes` names them and only trusted config
+ * defines them, since svc pins git to the repository's own git directory.
+ */
+const NO_PROGRAMS = [
+  "core.hooksPath=/dev/null",
+  "core.fsmonitor=false",
+  "core.pager=cat",
+  "core.editor=false",
+  "core.askPass=",
+  "core.sshCommand=ssh",
+  "credential.helper=",
+  "log.showSignature=false",
+  "submodule.recurse=false",
+].flatMap((setting) => ["-c", setting]);
+
+/**
+ * Starts the real `git` program (no shell) with every program-running setting
+ * of `NO_PROGRAMS` off (svc never runs a repository's or an agent's code
+ * behind its owner's back) and prompts off (nobody is there to answer), on a
+ * pinned worktree when given, under the options' timeout and, when given,
+ * the daemon's process tracking. A git that cannot start throws.
  */
 function spawnGit(args: readonly string[], options: GitOptions) {
   const timeout = AbortSignal.timeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  const pinned = options.pinned;
   const command = new Deno.Command("git", {
-    args: ["-c", "core.hooksPath=/dev/null", ...args],
-    cwd: options.cwd,
-    env: { GIT_TERMINAL_PROMPT: "0", GIT_OPTIONAL_LOCKS: "0", ...options.env },
+    args: [...NO_PROGRAMS, ...args],
+    cwd: pinned?.workTree ?? options.cwd,
+    env: {
+      GIT_TERMINAL_PROMPT: "0",
+      GIT_OPTIONAL_LOCKS: "0",
+      ...options.env,
+      ...(pinned && { GIT_DIR: pinned.gitDir, GIT_WORK_TREE: pinned.workTree }),
+    },
     stdin: "null",
     stdout: "piped",
     stderr: "piped",

@@ -16,9 +16,18 @@ import { ServiceError, sessionNotFound } from "../errors.ts";
 import type { OwnedProcesses } from "../sessions/owned_processes.ts";
 import type { RunsStore } from "../store/runs_store.ts";
 import type { SessionRow, SessionsStore } from "../store/sessions_store.ts";
-import { git, gitOk, type GitOptions, gitPage, type GitResult } from "./git.ts";
+import {
+  git,
+  gitOk,
+  type GitOptions,
+  gitPage,
+  type GitResult,
+  type PinnedWorktree,
+} from "./git.ts";
+import { withSnapshotIndex } from "./snapshot.ts";
+import { checkWorktree, type WorktreeCheck, worktreeTampered } from "./worktree_pin.ts";
 import type { WorktreeRecord } from "./worktree_record.ts";
-import type { Worktrees } from "./worktrees.ts";
+import { IGNORE_SUBMODULES, type Worktrees } from "./worktrees.ts";
 
 export const LAND_MODES = ["squash", "merge", "rebase"] as const;
 export type LandMode = typeof LAND_MODES[number];
@@ -91,6 +100,7 @@ const NEUTRAL = ["-c", "commit.gpgSign=false", "-c", "core.quotePath=false"];
 /** Diff output that is git's own, whatever the owner configured (no external diff, no textconv). */
 const DIFF_FLAGS = [
   "--no-color",
+  "--submodule=short",
   "--no-ext-diff",
   "--no-textconv",
   "--find-renames",
@@ -106,7 +116,7 @@ export class WorktreeReview {
   readonly #clock: Clock;
   readonly #root: string;
   readonly #processes: OwnedProcesses | undefined;
-  /** One land at a time per repository. */
+  /** Held per worktree (`worktree:<session id>`) and per repository (`repository:<path>`). */
   readonly #locks = new Map<string, Promise<unknown>>();
   /** Whether this git has `merge-tree --write-tree` (2.38 and later), once asked. */
   #gitChecked: Promise<void> | null = null;
@@ -133,51 +143,85 @@ export class WorktreeReview {
    * against its base: commits, staged, unstaged and new (not ignored) files.
    * A binary file shows as git's "Binary files ... differ" line.
    */
-  async diff(sessionId: string, offset: number, length: number): Promise<DiffPage> {
-    const { record } = await this.#entry(sessionId);
-    return await this.#withSnapshot(record, async (env, headCommit) => {
-      const page = await gitPage(
-        ["diff", "--cached", ...DIFF_FLAGS, record.baseCommit, "--"],
-        this.#options(record.path, env),
-        offset,
-        length,
-      );
-      if (page.code !== 0) throw new Error(`git diff failed: ${page.stderr}`);
-      return {
-        sessionId,
-        baseCommit: record.baseCommit,
-        headCommit,
-        bytes: page.total,
-        offset: Math.min(offset, page.total),
-        bytesRead: page.bytes,
-      };
-    });
+  diff(sessionId: string, offset: number, length: number): Promise<DiffPage> {
+    return this.#reviewed(
+      sessionId,
+      (record, pinned) =>
+        this.#withSnapshot(pinned, async (env, headCommit) => {
+          const page = await gitPage(
+            ["diff", "--cached", ...DIFF_FLAGS, record.baseCommit, "--"],
+            this.#pinnedOptions(pinned, env),
+            offset,
+            length,
+          );
+          if (page.code !== 0) throw new Error(`git diff failed: ${page.stderr}`);
+          return {
+            sessionId,
+            baseCommit: record.baseCommit,
+            headCommit,
+            bytes: page.total,
+            offset: Math.min(offset, page.total),
+            bytesRead: page.bytes,
+          };
+        }),
+    );
   }
 
   /** The diff's counts per file and in all (`?stat=1`). */
-  async stat(sessionId: string): Promise<DiffStatPage> {
-    const { record } = await this.#entry(sessionId);
-    return await this.#withSnapshot(record, async (env, headCommit) => {
-      const numstat = await this.#gitOk(
-        ["diff", "--cached", "--numstat", "-z", ...DIFF_FLAGS, record.baseCommit, "--"],
-        this.#options(record.path, env),
-      );
-      const files = parseNumstatFiles(numstat);
-      return {
-        sessionId,
-        baseCommit: record.baseCommit,
-        headCommit,
-        changedFiles: files.length,
-        insertions: files.reduce((sum, file) => sum + (file.insertions ?? 0), 0),
-        deletions: files.reduce((sum, file) => sum + (file.deletions ?? 0), 0),
-        files,
-      };
+  stat(sessionId: string): Promise<DiffStatPage> {
+    return this.#reviewed(
+      sessionId,
+      (record, pinned) =>
+        this.#withSnapshot(pinned, async (env, headCommit) => {
+          const numstat = await this.#gitOk(
+            ["diff", "--cached", "--numstat", "-z", ...DIFF_FLAGS, record.baseCommit, "--"],
+            this.#pinnedOptions(pinned, env),
+          );
+          const files = parseNumstatFiles(numstat);
+          return {
+            sessionId,
+            baseCommit: record.baseCommit,
+            headCommit,
+            changedFiles: files.length,
+            insertions: files.reduce((sum, file) => sum + (file.insertions ?? 0), 0),
+            deletions: files.reduce((sum, file) => sum + (file.deletions ?? 0), 0),
+            files,
+          };
+        }),
+    );
+  }
+
+  /** Runs `body` on the session's worktree, untampered, holding the worktree's lock. */
+  #reviewed<T>(
+    sessionId: string,
+    body: (record: WorktreeRecord, pinned: PinnedWorktree) => Promise<T>,
+  ): Promise<T> {
+    return this.#locked(`worktree:${sessionId}`, async () => {
+      const { record } = await this.#entry(sessionId);
+      return await body(record, await this.#pinned(sessionId, record));
     });
   }
 
   /** Lands the worktree's work on the owner's checked-out branch (see the module comment). */
   async land(sessionId: string, request: { mode: LandMode; message?: string }): Promise<Landed> {
-    const { row, record } = await this.#entry(sessionId);
+    this.#gitChecked ??= this.#checkGit();
+    await this.#gitChecked.catch((error) => {
+      this.#gitChecked = null;
+      throw error;
+    });
+    return await this.#locked(`worktree:${sessionId}`, async () => {
+      const { row, record } = await this.#entry(sessionId);
+      this.#refuseLanding(row, record);
+      const pinned = await this.#pinned(sessionId, record);
+      return await this.#locked(
+        `repository:${record.repository}`,
+        () => this.#land(row, record, pinned, request),
+      );
+    });
+  }
+
+  #refuseLanding(row: SessionRow, record: WorktreeRecord): void {
+    const sessionId = row.id;
     if (row.status === "running") {
       throw new ServiceError(
         "session_live",
@@ -194,12 +238,6 @@ export class WorktreeReview {
         { sessionId, landedCommit: record.landedCommit ?? null },
       );
     }
-    this.#gitChecked ??= this.#checkGit();
-    await this.#gitChecked.catch((error) => {
-      this.#gitChecked = null;
-      throw error;
-    });
-    return await this.#locked(record.repository, () => this.#land(row, record, request));
   }
 
   /** Landing needs `git merge-tree --write-tree`: git 2.38 or later. */
@@ -218,72 +256,83 @@ export class WorktreeReview {
 
   /**
    * Removes the worktree and deletes its branch. Work never landed
-   * (commits beyond base or uncommitted changes) needs `force`.
+   * (commits beyond base or uncommitted changes) or a tampered worktree
+   * needs `force`. Every refusal comes before anything is removed.
    */
-  async discard(sessionId: string, force: boolean): Promise<Discarded> {
-    const { row, record } = await this.#entry(sessionId);
-    if (row.status === "running") {
-      throw new ServiceError(
-        "session_live",
-        409,
-        `Session "${sessionId}" is still running: discard its worktree once it has ended`,
-        { sessionId },
-      );
-    }
-    if (!force && !record.landedAt) {
-      const ahead = await this.#gitOk(
-        ["rev-list", "--count", `${record.baseCommit}..HEAD`],
-        this.#options(record.path),
-      );
-      const status = await this.#gitOk(
-        ["status", "--porcelain", "-z", "--untracked-files=all"],
-        this.#options(record.path),
-      );
-      const commits = Number(ahead.trim());
-      const uncommittedFiles = status.split("\0").filter((entry) => entry !== "").length;
-      if (commits > 0 || uncommittedFiles > 0) {
+  discard(sessionId: string, force: boolean): Promise<Discarded> {
+    return this.#locked(`worktree:${sessionId}`, async () => {
+      const { row, record } = await this.#entry(sessionId);
+      if (row.status === "running") {
         throw new ServiceError(
-          "unlanded_work",
+          "session_live",
           409,
-          `The worktree of session "${sessionId}" holds work never landed ` +
-            `(${commits} commits, ${uncommittedFiles} uncommitted files): force discards it`,
-          { sessionId, commits, uncommittedFiles },
+          `Session "${sessionId}" is still running: discard its worktree once it has ended`,
+          { sessionId },
         );
       }
-    }
-    await this.#locked(record.repository, async () => {
-      await this.#worktrees.remove(sessionId, record, true);
-      const exists = await this.#git(
-        ["rev-parse", "--verify", "--quiet", `refs/heads/${record.branch}`],
-        this.#options(record.repository),
-      );
-      if (exists.code === 0) {
-        await this.#gitOk(["branch", "-D", record.branch], this.#options(record.repository));
+      const check = await checkWorktree(record, this.#options(record.repository));
+      if (!force && !record.landedAt) await this.#refuseUnlanded(sessionId, record, check);
+      await this.#locked(`repository:${record.repository}`, async () => {
+        await this.#worktrees.remove(sessionId, record, true);
+        const exists = await this.#git(
+          ["rev-parse", "--verify", "--quiet", `refs/heads/${record.branch}`],
+          this.#options(record.repository),
+        );
+        if (exists.code === 0) {
+          await this.#gitOk(["branch", "-D", record.branch], this.#options(record.repository));
+        }
+      });
+      const stored = this.#sessions.get(sessionId);
+      if (row.run_id && stored?.worktree_json) {
+        this.#runs.update(row.run_id, { worktree: JSON.parse(stored.worktree_json) });
       }
+      return { sessionId, path: record.path, branch: record.branch, branchDeleted: true };
     });
-    const stored = this.#sessions.get(sessionId);
-    if (row.run_id && stored?.worktree_json) {
-      this.#runs.update(row.run_id, { worktree: JSON.parse(stored.worktree_json) });
+  }
+
+  /** 409 unless the worktree holds nothing a discard would lose (and svc can tell). */
+  async #refuseUnlanded(
+    sessionId: string,
+    record: WorktreeRecord,
+    check: WorktreeCheck,
+  ): Promise<void> {
+    if (check.tampered !== null) throw worktreeTampered(sessionId, record.path, check.tampered);
+    const options = this.#pinnedOptions(check.pinned);
+    const ahead = await this.#gitOk(["rev-list", "--count", `${record.baseCommit}..HEAD`], options);
+    const status = await this.#gitOk(
+      ["status", "--porcelain", "-z", "--untracked-files=all", IGNORE_SUBMODULES],
+      options,
+    );
+    const commits = Number(ahead.trim());
+    const uncommittedFiles = status.split("\0").filter((entry) => entry !== "").length;
+    if (commits > 0 || uncommittedFiles > 0) {
+      throw new ServiceError(
+        "unlanded_work",
+        409,
+        `The worktree of session "${sessionId}" holds work never landed ` +
+          `(${commits} commits, ${uncommittedFiles} uncommitted files): force discards it`,
+        { sessionId, commits, uncommittedFiles },
+      );
     }
-    return { sessionId, path: record.path, branch: record.branch, branchDeleted: true };
   }
 
   async #land(
     row: SessionRow,
     record: WorktreeRecord,
+    pinned: PinnedWorktree,
     request: { mode: LandMode; message?: string },
   ): Promise<Landed> {
     const repo = record.repository;
     const identity = await this.#identity(repo);
     // 1. The worktree's uncommitted work as a commit on top of its HEAD, made
     //    without touching its index or branch yet.
-    const worktreeHead = await this.#rev(record.path, "HEAD");
-    const tip = await this.#withSnapshot(record, async (env, _head, tree) => {
-      if (tree === await this.#rev(record.path, "HEAD^{tree}")) return null;
+    const worktreeHead = await this.#pinnedRev(pinned, "HEAD");
+    const tip = await this.#withSnapshot(pinned, async (env, _head, tree) => {
+      if (tree === await this.#pinnedRev(pinned, "HEAD^{tree}")) return null;
       const message = request.message ?? `Uncommitted work of svc session ${row.id}`;
       return (await this.#gitOk(
         [...NEUTRAL, "commit-tree", tree, "-p", worktreeHead, "-m", message],
-        this.#options(record.path, { ...env, ...identity }),
+        this.#pinnedOptions(pinned, { ...env, ...identity }),
       )).trim();
     });
     const work = tip ?? worktreeHead;
@@ -348,9 +397,9 @@ export class WorktreeReview {
     if (tip !== null) {
       await this.#git(
         ["update-ref", "-m", "svc land", `refs/heads/${record.branch}`, tip, worktreeHead],
-        this.#options(record.path),
+        this.#pinnedOptions(pinned),
       );
-      await this.#git(["reset", "-q", "--mixed", tip], this.#options(record.path));
+      await this.#git(["reset", "-q", "--mixed", tip], this.#pinnedOptions(pinned));
     }
     const landedAt = isoTime(this.#clock.now());
     const landed: WorktreeRecord = {
@@ -495,32 +544,16 @@ export class WorktreeReview {
     return author.code === 0 && committer.code === 0 ? {} : FALLBACK_IDENTITY;
   }
 
-  /**
-   * Runs `body` with a scratch index holding the worktree's files as they
-   * are (`git add --all` respects .gitignore), its tree written; the
-   * worktree's own index is untouched.
-   */
+  /** Runs `body` with a scratch index of the worktree's files (see `withSnapshotIndex`). */
   async #withSnapshot<T>(
-    record: WorktreeRecord,
+    pinned: PinnedWorktree,
     body: (env: Record<string, string>, headCommit: string, tree: string) => Promise<T>,
   ): Promise<T> {
-    const options = this.#options(record.path);
-    const headCommit = await this.#rev(record.path, "HEAD");
-    const index = (await this.#gitOk(
-      ["rev-parse", "--path-format=absolute", "--git-path", "index"],
-      options,
-    )).trim();
-    const scratch = await Deno.makeTempFile({ prefix: "svc-index-" });
-    try {
-      // A copy of the index keeps git's stat cache: files that did not change are not re-read.
-      await Deno.copyFile(index, scratch).catch(() => Deno.remove(scratch));
-      const env = { GIT_INDEX_FILE: scratch };
-      await this.#gitOk(["add", "--all"], { ...options, env });
-      const tree = (await this.#gitOk(["write-tree"], { ...options, env })).trim();
+    const headCommit = await this.#pinnedRev(pinned, "HEAD");
+    return await withSnapshotIndex(pinned, this.#options(pinned.workTree), async (env) => {
+      const tree = (await this.#gitOk(["write-tree"], this.#pinnedOptions(pinned, env))).trim();
       return await body(env, headCommit, tree);
-    } finally {
-      await Deno.remove(scratch).catch(() => {});
-    }
+    });
   }
 
   /** The session and its worktree, which must exist and not be removed. */
@@ -550,6 +583,14 @@ export class WorktreeReview {
     return { row, record };
   }
 
+  /** The worktree's git directory, unless the worktree was tampered with (409, issue 33). */
+  async #pinned(sessionId: string, record: WorktreeRecord): Promise<PinnedWorktree> {
+    const check = await checkWorktree(record, this.#options(record.repository));
+    if (check.tampered !== null) throw worktreeTampered(sessionId, record.path, check.tampered);
+    return check.pinned;
+  }
+
+  /** One land, discard or diff at a time per worktree, and one land or discard per repository. */
   async #locked<T>(key: string, body: () => Promise<T>): Promise<T> {
     const before = this.#locks.get(key) ?? Promise.resolve();
     const run = before.catch(() => {}).then(body);
@@ -565,8 +606,18 @@ export class WorktreeReview {
     return (await this.#gitOk(["rev-parse", "--verify", revision], this.#options(cwd))).trim();
   }
 
+  async #pinnedRev(pinned: PinnedWorktree, revision: string): Promise<string> {
+    return (await this.#gitOk(["rev-parse", "--verify", revision], this.#pinnedOptions(pinned)))
+      .trim();
+  }
+
   #options(cwd: string, env?: Record<string, string>): GitOptions {
     return { cwd, env, timeoutMs: GIT_TIMEOUT_MS, processes: this.#processes };
+  }
+
+  /** Options of a git on the worktree, pinned to its git directory (issue 33). */
+  #pinnedOptions(pinned: PinnedWorktree, env?: Record<string, string>): GitOptions {
+    return { ...this.#options(pinned.workTree, env), pinned };
   }
 
   #git(args: readonly string[], options: GitOptions): Promise<GitResult> {

@@ -9,9 +9,17 @@ import { git, gitOk, type GitOptions, type GitResult } from "./git.ts";
 import type { OwnedProcesses } from "../sessions/owned_processes.ts";
 import type { WorktreeRecord } from "./worktree_record.ts";
 import { runSetup, type SetupRecorder, type WorktreeSetup } from "./setup.ts";
+import { withSnapshotIndex } from "./snapshot.ts";
+import { checkWorktree, tamperedMessage, type WorktreeCheck } from "./worktree_pin.ts";
 
 /** Counting a finished worktree's changes gets this long per git command. */
 const SUMMARY_TIMEOUT_MS = 60_000;
+/**
+ * `git status` in a worktree never looks inside a nested repository: git
+ * would run a second git there, through that repository's own `.git` and
+ * config, which the agent wrote (issue 33).
+ */
+export const IGNORE_SUBMODULES = "--ignore-submodules=all";
 
 /** What `remove` did with one worktree. */
 export interface Removal {
@@ -152,7 +160,7 @@ export class Worktrees {
    * nothing of the agent's is in it.
    */
   async discard(id: string, record: WorktreeRecord): Promise<void> {
-    await this.#removeWorktree(record, true);
+    await this.#removeWorktree(record);
     await this.#deleteBranchIfEmpty(record);
     await this.settle(id);
     if (this.#sessions.get(id)) this.#store(id, { ...record, removedAt: this.#now() });
@@ -162,27 +170,36 @@ export class Worktrees {
    * The record of an ending session with its changes counted (D20): base to
    * the worktree's files as they are, uncommitted changes and new files
    * included, through a scratch index so the worktree's own is untouched.
-   * Never throws: a count that fails leaves `error` set.
+   * Git is pinned to the worktree's git directory; a tampered worktree is
+   * not counted (issue 33). Never throws: a count that fails leaves `error` set.
    */
   async summarize(record: WorktreeRecord): Promise<WorktreeRecord> {
-    const options = { cwd: record.path, timeoutMs: SUMMARY_TIMEOUT_MS };
-    let scratch: string | null = null;
     try {
-      const headCommit = (await this.#gitOk(["rev-parse", "HEAD"], options)).trim();
-      const index = (await this.#gitOk(
-        ["rev-parse", "--path-format=absolute", "--git-path", "index"],
+      const gitOptions = { timeoutMs: SUMMARY_TIMEOUT_MS, processes: this.#processes };
+      const check = await checkWorktree(record, gitOptions);
+      if (check.tampered !== null) {
+        return { ...record, error: tamperedMessage(record.path, check.tampered) };
+      }
+      const options = { ...gitOptions, cwd: record.path, pinned: check.pinned };
+      const headCommit = (await gitOk(["rev-parse", "HEAD"], options)).trim();
+      const numstat = await withSnapshotIndex(check.pinned, gitOptions, (env) =>
+        gitOk(
+          [
+            "diff",
+            "--cached",
+            "--numstat",
+            "-z",
+            "--no-renames",
+            "--no-ext-diff",
+            "--no-textconv",
+            record.baseCommit,
+          ],
+          { ...options, env },
+        ));
+      const status = await gitOk(
+        ["status", "--porcelain", "-z", "--no-renames", IGNORE_SUBMODULES],
         options,
-      )).trim();
-      scratch = await Deno.makeTempFile({ prefix: "svc-index-" });
-      // A copy of the index keeps git's stat cache: files that did not change are not re-read.
-      await Deno.copyFile(index, scratch).catch(() => {});
-      const env = { GIT_INDEX_FILE: scratch };
-      await this.#gitOk(["add", "--all"], { ...options, env });
-      const numstat = await this.#gitOk(
-        ["diff", "--cached", "--numstat", "-z", "--no-renames", record.baseCommit],
-        { ...options, env },
       );
-      const status = await this.#gitOk(["status", "--porcelain", "-z", "--no-renames"], options);
       return {
         ...record,
         headCommit,
@@ -192,8 +209,6 @@ export class Worktrees {
       };
     } catch (error) {
       return { ...record, error: (error as Error).message };
-    } finally {
-      if (scratch !== null) await Deno.remove(scratch).catch(() => {});
     }
   }
 
@@ -254,21 +269,20 @@ export class Worktrees {
     return removals;
   }
 
-  /** Removes one worktree and, when it has no commit beyond base, its branch. */
+  /**
+   * Removes one worktree and, when it has no commit beyond base, its branch.
+   * Without `force`, one with uncommitted changes, a tampered one or one
+   * whose checkout moved is kept: svc checks it with git pinned to the
+   * worktree, then has git remove it without looking again (`git worktree
+   * remove` alone would run `git status` through the worktree's own `.git`).
+   */
   async remove(sessionId: string, record: WorktreeRecord, force: boolean): Promise<Removal> {
     const removal = { sessionId, path: record.path, branch: record.branch };
     if (!force && await exists(record.path)) {
-      const status = await this.#git(["status", "--porcelain"], { cwd: record.path });
-      if (status.code === 0 && status.stdout.trim() !== "") {
-        return {
-          ...removal,
-          removed: false,
-          branchDeleted: false,
-          reason: "it has uncommitted changes (force removes them)",
-        };
-      }
+      const kept = await this.#whyKept(record);
+      if (kept !== null) return { ...removal, removed: false, branchDeleted: false, reason: kept };
     }
-    await this.#removeWorktree(record, force);
+    await this.#removeWorktree(record);
     const branchDeleted = await this.#deleteBranchIfEmpty(record);
     this.#store(sessionId, { ...record, removedAt: this.#now() });
     return { ...removal, removed: true, branchDeleted };
@@ -286,7 +300,7 @@ export class Worktrees {
       try {
         if (!this.#sessions.get(id)) {
           const marker = JSON.parse(await Deno.readTextFile(this.#markerPath(id))) as PendingMarker;
-          await this.#removeWorktree({ ...marker, path: join(this.#root, id) }, true);
+          await this.#removeWorktree({ ...marker, path: join(this.#root, id) });
           await this.#deleteBranchIfEmpty(marker);
           recovered++;
         }
@@ -298,9 +312,30 @@ export class Worktrees {
     return recovered;
   }
 
-  async #removeWorktree(record: { path: string; repository: string }, force: boolean) {
+  /** Why `remove` without force keeps the worktree, or null when nothing would be lost. */
+  async #whyKept(record: WorktreeRecord): Promise<string | null> {
+    let check: WorktreeCheck;
+    try {
+      check = await checkWorktree(record, { processes: this.#processes });
+    } catch {
+      return `its checkout "${record.repository}" was moved or removed (force removes it)`;
+    }
+    if (check.tampered !== null) {
+      return `it was tampered with: ${check.tampered} (force removes it)`;
+    }
+    const status = await this.#git(
+      ["status", "--porcelain", IGNORE_SUBMODULES],
+      { cwd: record.path, pinned: check.pinned },
+    );
+    return status.code === 0 && status.stdout.trim() !== ""
+      ? "it has uncommitted changes (force removes them)"
+      : null;
+  }
+
+  /** Deletes the worktree whatever it holds: callers decided that nothing is lost. */
+  async #removeWorktree(record: { path: string; repository: string }) {
     if (!isInside(this.#root, record.path)) return; // Only ever delete what svc made.
-    const args = ["worktree", "remove", ...(force ? ["--force"] : []), record.path];
+    const args = ["worktree", "remove", "--force", record.path];
     const removed = await this.#git(args, { cwd: record.repository }).catch(() => null);
     if (removed?.code === 0) return;
     // The repository or the directory is gone: delete what is left, then let git forget it.
@@ -321,10 +356,6 @@ export class Worktrees {
 
   #git(args: readonly string[], options: GitOptions): Promise<GitResult> {
     return git(args, { ...options, processes: this.#processes });
-  }
-
-  #gitOk(args: readonly string[], options: GitOptions): Promise<string> {
-    return gitOk(args, { ...options, processes: this.#processes });
   }
 
   #store(sessionId: string, record: WorktreeRecord): void {
