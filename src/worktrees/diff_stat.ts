@@ -1,3 +1,14 @@
+/** One file of a worktree's diff stat. */
+export interface DiffFile {
+  path: string;
+  /** The path before a rename; null otherwise. */
+  oldPath: string | null;
+  /** Null for a binary file. */
+  insertions: number | null;
+  deletions: number | null;
+  binary: boolean;
+}
+
 /** Totals of `git diff --numstat` (D20). */
 export interface DiffStat {
   changedFiles: number;
@@ -32,4 +43,30 @@ export function refComponent(text: string): string {
     .replace(/^\./, "_")
     .replace(/\.lock$/, "_lock")
     .replace(/\.$/, "_");
+}
+
+/**
+ * Files of `git diff --numstat -z` with renames on: `ins<TAB>del<TAB>path<NUL>`,
+ * or for a rename `ins<TAB>del<TAB><NUL>old<NUL>new<NUL>`. Pure.
+ */
+export function parseNumstatFiles(output: string): DiffFile[] {
+  const parts = output.split("\0");
+  const files: DiffFile[] = [];
+  for (let i = 0; i < parts.length; i++) {
+    const match = /^(\d+|-)\t(\d+|-)\t(.*)$/s.exec(parts[i]);
+    if (!match) continue;
+    const binary = match[1] === "-";
+    const counts = {
+      insertions: binary ? null : Number(match[1]),
+      deletions: binary ? null : Number(match[2]),
+      binary,
+    };
+    if (match[3] === "") {
+      files.push({ path: parts[i + 2], oldPath: parts[i + 1], ...counts });
+      i += 2;
+    } else {
+      files.push({ path: match[3], oldPath: null, ...counts });
+    }
+  }
+  return files;
 }

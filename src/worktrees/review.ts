@@ -28,20 +28,12 @@ import { withSnapshotIndex } from "./snapshot.ts";
 import { checkWorktree, type WorktreeCheck, worktreeTampered } from "./worktree_pin.ts";
 import type { WorktreeRecord } from "./worktree_record.ts";
 import { IGNORE_SUBMODULES, type Worktrees } from "./worktrees.ts";
+import { type DiffFile, parseNumstatFiles } from "./diff_stat.ts";
+import { mergedResult, NEUTRAL, rebasedResult } from "./land_result.ts";
+import { checkoutBranch, landConflict, nothingToLand, refuseLocalChanges } from "./land_checks.ts";
 
 export const LAND_MODES = ["squash", "merge", "rebase"] as const;
 export type LandMode = typeof LAND_MODES[number];
-
-/** One file of a worktree's diff stat. */
-export interface DiffFile {
-  path: string;
-  /** The path before a rename; null otherwise. */
-  oldPath: string | null;
-  /** Null for a binary file. */
-  insertions: number | null;
-  deletions: number | null;
-  binary: boolean;
-}
 
 /** `?stat=1`: the counts of the diff against the base commit. */
 export interface DiffStatPage {
@@ -95,8 +87,6 @@ const FALLBACK_IDENTITY = {
   GIT_COMMITTER_NAME: "svc",
   GIT_COMMITTER_EMAIL: "svc@localhost",
 };
-/** Settings no user configuration may change while svc computes a land. */
-const NEUTRAL = ["-c", "commit.gpgSign=false", "-c", "core.quotePath=false"];
 /** Diff output that is git's own, whatever the owner configured (no external diff, no textconv). */
 const DIFF_FLAGS = [
   "--no-color",
@@ -338,16 +328,7 @@ export class WorktreeReview {
     const work = tip ?? worktreeHead;
     if (work === record.baseCommit) throw nothingToLand(row.id, "the worktree has no changes");
     // 2. The owner's checkout: on a branch.
-    const symbolic = await this.#git(["symbolic-ref", "-q", "HEAD"], this.#options(repo));
-    if (symbolic.code !== 0) {
-      throw landConflict(
-        row.id,
-        "detached_head",
-        [],
-        `HEAD of "${repo}" is detached: check out a branch to land on`,
-      );
-    }
-    const branch = symbolic.stdout.trim();
+    const branch = await checkoutBranch(row.id, repo, this.#options(repo));
     const target = await this.#rev(repo, "HEAD");
     const contained = await this.#git(
       ["merge-base", "--is-ancestor", work, target],
@@ -355,31 +336,20 @@ export class WorktreeReview {
     );
     if (contained.code === 0) throw nothingToLand(row.id, `${branch} already contains it`);
     // 3. The result, computed without touching the checkout.
+    const input = {
+      sessionId: row.id,
+      record,
+      work,
+      target,
+      identity,
+      options: (cwd: string, env?: Record<string, string>) => this.#options(cwd, env),
+    };
     const result = request.mode === "rebase"
-      ? await this.#rebased(row.id, record, work, target, identity)
-      : await this.#merged(row.id, record, work, target, identity, request);
+      ? await rebasedResult(input, join(this.#root, `${row.id}.land`))
+      : await mergedResult(input, { mode: request.mode, message: request.message });
     if (result === target) throw nothingToLand(row.id, `${branch} already holds its changes`);
-    // 4. The files the land touches must have no local changes in the checkout.
-    const touched = new Set(
-      (await this.#gitOk(
-        ["diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", target, result, "--"],
-        this.#options(repo),
-      )).split("\0").filter((path) => path !== ""),
-    );
-    const dirty = parseStatusPaths(
-      await this.#gitOk(
-        ["status", "--porcelain", "-z", "--untracked-files=all", "--no-renames"],
-        this.#options(repo),
-      ),
-    ).filter((path) => touched.has(path));
-    if (dirty.length > 0) {
-      throw landConflict(
-        row.id,
-        "dirty_checkout",
-        dirty,
-        `The checkout "${repo}" has local changes in files the land touches: commit or stash them first`,
-      );
-    }
+    // 4. Nothing of the owner's in the checkout is in the land's way.
+    await refuseLocalChanges(row.id, { repo, target, result }, this.#options(repo));
     // 5. Move the checkout: a fast-forward to a commit whose parent is its HEAD.
     const moved = await this.#git(
       ["merge", "--ff-only", "--quiet", "--no-verify-signatures", result],
@@ -420,121 +390,6 @@ export class WorktreeReview {
       landedAt,
       uncommittedCommit: tip,
     };
-  }
-
-  /** Squash (one commit on the target) or merge (a merge commit), via merge-tree. */
-  async #merged(
-    sessionId: string,
-    record: WorktreeRecord,
-    work: string,
-    target: string,
-    identity: Record<string, string>,
-    request: { mode: LandMode; message?: string },
-  ): Promise<string> {
-    const repo = record.repository;
-    const merged = await this.#git(
-      [
-        ...NEUTRAL,
-        "merge-tree",
-        "--write-tree",
-        "--name-only",
-        "--no-messages",
-        "-z",
-        target,
-        work,
-      ],
-      this.#options(repo),
-    );
-    const [tree, ...rest] = merged.stdout.split("\0");
-    if (merged.code === 1) {
-      const files = [...new Set(rest.filter((path) => path !== ""))];
-      throw landConflict(
-        sessionId,
-        "conflict",
-        files,
-        `Landing conflicts with ${files.length} files of the checkout's branch`,
-      );
-    }
-    if (merged.code !== 0) throw new Error(`git merge-tree failed: ${merged.stderr}`);
-    if (request.mode === "squash" && tree === await this.#rev(repo, `${target}^{tree}`)) {
-      return target;
-    }
-    const message = request.message ??
-      (request.mode === "merge"
-        ? `Merge branch '${record.branch}'`
-        : await this.#squashMessage(record, work));
-    const parents = request.mode === "merge" ? ["-p", target, "-p", work] : ["-p", target];
-    return (await this.#gitOk(
-      [...NEUTRAL, "commit-tree", tree, ...parents, "-m", message],
-      this.#options(repo, identity),
-    )).trim();
-  }
-
-  /** Rebase: the work's commits replayed on the target in a scratch worktree, then dropped. */
-  async #rebased(
-    sessionId: string,
-    record: WorktreeRecord,
-    work: string,
-    target: string,
-    identity: Record<string, string>,
-  ): Promise<string> {
-    const repo = record.repository;
-    const scratch = join(this.#root, `${sessionId}.land`);
-    await Deno.remove(scratch, { recursive: true }).catch(() => {});
-    await this.#git(["worktree", "prune"], this.#options(repo));
-    await this.#gitOk(
-      ["worktree", "add", "--quiet", "--detach", scratch, work],
-      this.#options(repo),
-    );
-    try {
-      const options = this.#options(scratch, identity);
-      const rebased = await this.#git(
-        [
-          ...NEUTRAL,
-          "-c",
-          "rebase.autoStash=false",
-          "-c",
-          "rebase.updateRefs=false",
-          "rebase",
-          "--quiet",
-          "--no-autosquash",
-          "--onto",
-          target,
-          record.baseCommit,
-        ],
-        options,
-      );
-      if (rebased.code !== 0) {
-        const unmerged = await this.#git(
-          ["diff", "--name-only", "-z", "--diff-filter=U"],
-          options,
-        );
-        const files = [...new Set(unmerged.stdout.split("\0").filter((path) => path !== ""))];
-        await this.#git(["rebase", "--abort"], options);
-        throw landConflict(
-          sessionId,
-          "conflict",
-          files,
-          files.length > 0
-            ? `Rebasing conflicts with ${files.length} files of the checkout's branch`
-            : `git rebase failed: ${rebased.stderr}`,
-        );
-      }
-      return await this.#rev(scratch, "HEAD");
-    } finally {
-      await this.#git(["worktree", "remove", "--force", scratch], this.#options(repo));
-      await Deno.remove(scratch, { recursive: true }).catch(() => {});
-      await this.#git(["worktree", "prune"], this.#options(repo));
-    }
-  }
-
-  /** A squash commit's message: the branch, then the subjects it squashes. */
-  async #squashMessage(record: WorktreeRecord, work: string): Promise<string> {
-    const subjects = await this.#gitOk(
-      ["log", "--reverse", "--format=* %s", `${record.baseCommit}..${work}`],
-      this.#options(record.repository),
-    );
-    return `Land ${record.branch}\n\n${subjects.trim()}\n`;
   }
 
   /** The owner's identity for commits, or svc's when git has none configured. */
@@ -627,53 +482,4 @@ export class WorktreeReview {
   #gitOk(args: readonly string[], options: GitOptions): Promise<string> {
     return gitOk(args, options);
   }
-}
-
-/** 409 `land_conflict` (D27): nothing was changed; `details.files` names the files. */
-function landConflict(
-  sessionId: string,
-  reason: "detached_head" | "dirty_checkout" | "conflict" | "checkout_changed",
-  files: string[],
-  message: string,
-): ServiceError {
-  return new ServiceError("land_conflict", 409, `${message}; nothing was changed`, {
-    sessionId,
-    reason,
-    files,
-  });
-}
-
-function nothingToLand(sessionId: string, why: string): ServiceError {
-  return new ServiceError("nothing_to_land", 409, `Nothing to land: ${why}`, { sessionId });
-}
-
-/**
- * Files of `git diff --numstat -z` with renames on: `ins<TAB>del<TAB>path<NUL>`,
- * or for a rename `ins<TAB>del<TAB><NUL>old<NUL>new<NUL>`. Pure.
- */
-export function parseNumstatFiles(output: string): DiffFile[] {
-  const parts = output.split("\0");
-  const files: DiffFile[] = [];
-  for (let i = 0; i < parts.length; i++) {
-    const match = /^(\d+|-)\t(\d+|-)\t(.*)$/s.exec(parts[i]);
-    if (!match) continue;
-    const binary = match[1] === "-";
-    const counts = {
-      insertions: binary ? null : Number(match[1]),
-      deletions: binary ? null : Number(match[2]),
-      binary,
-    };
-    if (match[3] === "") {
-      files.push({ path: parts[i + 2], oldPath: parts[i + 1], ...counts });
-      i += 2;
-    } else {
-      files.push({ path: match[3], oldPath: null, ...counts });
-    }
-  }
-  return files;
-}
-
-/** Paths of `git status --porcelain -z --no-renames`: `XY path<NUL>`. Pure. */
-export function parseStatusPaths(output: string): string[] {
-  return output.split("\0").filter((entry) => entry.length > 3).map((entry) => entry.slice(3));
 }

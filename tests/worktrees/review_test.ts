@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { parseNumstatFiles, parseStatusPaths } from "../../src/worktrees/review.ts";
+import { parseNumstatFiles } from "../../src/worktrees/diff_stat.ts";
+import { parseStatusPaths } from "../../src/worktrees/land_checks.ts";
 import { configuredSetup } from "../../src/worktrees/setup.ts";
 
 Deno.test("parseNumstatFiles() reads counts, binaries and renames of numstat -z (D27)", () => {

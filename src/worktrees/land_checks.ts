@@ -1,0 +1,93 @@
+/**
+ * What a land checks in the owner's checkout before it moves it (D27): HEAD
+ * is a branch, and nothing the owner has in the checkout is in the land's
+ * way. Each refusal is a 409 with nothing changed.
+ */
+import { ServiceError } from "../errors.ts";
+import { git, gitOk, type GitOptions } from "./git.ts";
+
+/** Why a land was refused (`details.reason` of `land_conflict`). */
+export type LandConflictReason =
+  | "detached_head"
+  | "dirty_checkout"
+  | "conflict"
+  | "checkout_changed";
+
+/** 409 `land_conflict` (D27): nothing was changed; `details.files` names the files. */
+export function landConflict(
+  sessionId: string,
+  reason: LandConflictReason,
+  files: string[],
+  message: string,
+): ServiceError {
+  return new ServiceError("land_conflict", 409, `${message}; nothing was changed`, {
+    sessionId,
+    reason,
+    files,
+  });
+}
+
+/** 409 `nothing_to_land` (D27). */
+export function nothingToLand(sessionId: string, why: string): ServiceError {
+  return new ServiceError("nothing_to_land", 409, `Nothing to land: ${why}`, { sessionId });
+}
+
+/** The branch checked out in `repo` (`refs/heads/...`); a detached HEAD is refused. */
+export async function checkoutBranch(
+  sessionId: string,
+  repo: string,
+  options: GitOptions,
+): Promise<string> {
+  const symbolic = await git(["symbolic-ref", "-q", "HEAD"], options);
+  if (symbolic.code !== 0) {
+    throw landConflict(
+      sessionId,
+      "detached_head",
+      [],
+      `HEAD of "${repo}" is detached: check out a branch to land on`,
+    );
+  }
+  return symbolic.stdout.trim();
+}
+
+/**
+ * Refuses a land from `target` to `result` when a file it touches has local
+ * changes in the checkout `repo` (staged, unstaged or untracked).
+ */
+export async function refuseLocalChanges(
+  sessionId: string,
+  land: { repo: string; target: string; result: string },
+  options: GitOptions,
+): Promise<void> {
+  const touched = new Set(
+    (await gitOk(
+      [
+        "diff",
+        "--name-only",
+        "-z",
+        "--no-renames",
+        "--no-ext-diff",
+        land.target,
+        land.result,
+        "--",
+      ],
+      options,
+    )).split("\0").filter((path) => path !== ""),
+  );
+  const dirty = parseStatusPaths(
+    await gitOk(["status", "--porcelain", "-z", "--untracked-files=all", "--no-renames"], options),
+  ).filter((path) => touched.has(path));
+  if (dirty.length > 0) {
+    throw landConflict(
+      sessionId,
+      "dirty_checkout",
+      dirty,
+      `The checkout "${land.repo}" has local changes in files the land touches: commit or stash them first`,
+    );
+  }
+}
+
+/** Paths of `git status --porcelain -z --no-renames`: `XY path<NUL>`. Pure. */
+export function parseStatusPaths(output: string): string[] {
+  return output.split("\0").filter((entry) => entry.length > 3).map((entry) => entry.slice(3));
+}
