@@ -187,7 +187,7 @@ export function worktreeRoutes(deps: WorktreeRouteDeps): Route[] {
         404: errorDoc("`session_not_found` or `worktree_not_found`"),
         409: errorDoc(
           "`land_conflict` (nothing changed; `details.reason`: detached_head, dirty_checkout, " +
-            "conflict or checkout_changed; `details.files`), `nothing_to_land`, `already_landed`, " +
+            "ignored_files, conflict or checkout_changed; `details.files`), `nothing_to_land`, `already_landed`, " +
             "`session_live`, `worktree_removed`, `worktree_tampered` or `checkout_moved`",
         ),
       },

@@ -3,6 +3,7 @@
  * is a branch, and nothing the owner has in the checkout is in the land's
  * way. Each refusal is a 409 with nothing changed.
  */
+import { join } from "node:path";
 import { ServiceError } from "../errors.ts";
 import { git, gitOk, type GitOptions } from "./git.ts";
 
@@ -10,6 +11,7 @@ import { git, gitOk, type GitOptions } from "./git.ts";
 export type LandConflictReason =
   | "detached_head"
   | "dirty_checkout"
+  | "ignored_files"
   | "conflict"
   | "checkout_changed";
 
@@ -52,7 +54,10 @@ export async function checkoutBranch(
 
 /**
  * Refuses a land from `target` to `result` when a file it touches has local
- * changes in the checkout `repo` (staged, unstaged or untracked).
+ * changes in the checkout `repo` (staged, unstaged or untracked), or when
+ * it adds a file where the checkout holds one git does not track: an
+ * ignored file (`.env`, a build output) that `git merge --ff-only` would
+ * silently overwrite (issue 33 item 3).
  */
 export async function refuseLocalChanges(
   sessionId: string,
@@ -85,6 +90,58 @@ export async function refuseLocalChanges(
       `The checkout "${land.repo}" has local changes in files the land touches: commit or stash them first`,
     );
   }
+  const added = (await gitOk(
+    [
+      "diff",
+      "--name-only",
+      "-z",
+      "--no-renames",
+      "--no-ext-diff",
+      "--diff-filter=A",
+      land.target,
+      land.result,
+      "--",
+    ],
+    options,
+  )).split("\0").filter((path) => path !== "");
+  const inTheWay: string[] = [];
+  for (const path of added) {
+    if (await untrackedInTheWay(land.repo, land.target, path, options)) inTheWay.push(path);
+  }
+  if (inTheWay.length > 0) {
+    throw landConflict(
+      sessionId,
+      "ignored_files",
+      inTheWay,
+      `The checkout "${land.repo}" has ignored files where the land writes ` +
+        `(${inTheWay.map((path) => `"${path}"`).join(", ")}): move them away first`,
+    );
+  }
+}
+
+/**
+ * Whether the checkout holds something at `path` (a file the land adds) or
+ * a file at one of its parent directories that `target` does not track:
+ * what git would delete to write the land's file.
+ */
+async function untrackedInTheWay(
+  repo: string,
+  target: string,
+  path: string,
+  options: GitOptions,
+): Promise<boolean> {
+  const parts = path.split("/");
+  for (let end = 1; end <= parts.length; end++) {
+    const prefix = parts.slice(0, end).join("/");
+    const info = await Deno.lstat(join(repo, prefix)).catch(() => null);
+    if (info === null) return false;
+    const isParent = end < parts.length;
+    if (isParent && info.isDirectory) continue;
+    // A directory at the path, or a file or link at a parent: in the way unless git tracks it.
+    const tracked = await gitOk(["ls-tree", "--name-only", target, "--", prefix], options);
+    return tracked.trim() === "";
+  }
+  return false;
 }
 
 /** Paths of `git status --porcelain -z --no-renames`: `XY path<NUL>`. Pure. */

@@ -5,8 +5,9 @@
  * Landing computes the result entirely outside the owner's checkout (a
  * scratch index for uncommitted work, `git merge-tree --write-tree` and
  * `commit-tree` for squash and merge, a scratch worktree for rebase), checks
- * that the checkout's HEAD is a branch and that none of the files the land
- * touches has local changes, and only then moves the checkout with
+ * that the checkout's HEAD is a branch, that none of the files the land
+ * touches has local changes and that no ignored file is where it writes
+ * (`land_checks.ts`), and only then moves the checkout with
  * `git merge --ff-only`, which itself refuses rather than overwrite. Every
  * refusal leaves the checkout's HEAD, index and files as they were.
  */

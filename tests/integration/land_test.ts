@@ -302,3 +302,25 @@ Deno.test("the diff shows binary files, renames, deletions and pages a file over
     assert.equal(stat.body.stat.changedFiles, 5); // bin.dat, renamed, gone, big, .gitignore
   });
 });
+
+Deno.test("a land that would write over an ignored file of the checkout is refused naming it (issue 33)", async () => {
+  await withDaemon(async (t, repo) => {
+    await Deno.writeTextFile(`${repo}/.gitignore`, ".env\n");
+    await git(repo, "add", ".gitignore");
+    await git(repo, "commit", "-q", "-m", "ignore .env");
+    const { id, path } = await isolatedSession(t, repo);
+    await Deno.writeTextFile(`${repo}/.env`, "SECRET=owner\n");
+    await Deno.writeTextFile(`${path}/.env`, "SECRET=agent\n");
+    await git(path, "add", "-f", ".env");
+    await git(path, "commit", "-q", "-m", "agent: .env");
+    const before = await checkoutState(repo);
+    const refused = await land(t, id, { mode: "squash" });
+    assert.equal(refused.status, 409, JSON.stringify(refused.body));
+    assert.equal(refused.body.error.code, "land_conflict");
+    assert.equal(refused.body.error.details.reason, "ignored_files");
+    assert.deepEqual(refused.body.error.details.files, [".env"]);
+    assert.match(refused.body.error.message, /ignored files where the land writes \("\.env"\)/);
+    assert.deepEqual(await checkoutState(repo), before);
+    assert.equal(await Deno.readTextFile(`${repo}/.env`), "SECRET=owner\n");
+  });
+});
