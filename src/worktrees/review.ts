@@ -195,12 +195,12 @@ export class WorktreeReview {
 
   /** Lands the worktree's work on the owner's checked-out branch (see the module comment). */
   async land(sessionId: string, request: { mode: LandMode; message?: string }): Promise<Landed> {
-    this.#gitChecked ??= this.#checkGit();
-    await this.#gitChecked.catch((error) => {
-      this.#gitChecked = null;
-      throw error;
-    });
     return await this.#locked(`worktree:${sessionId}`, async () => {
+      this.#gitChecked ??= this.#checkGit();
+      await this.#gitChecked.catch((error) => {
+        this.#gitChecked = null;
+        throw error;
+      });
       const { row, record } = await this.#entry(sessionId);
       this.#refuseLanding(row, record);
       const pinned = await this.#pinned(sessionId, record);
