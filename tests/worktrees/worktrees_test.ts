@@ -1,42 +1,12 @@
 /** The worktree manager against the real git (D20): refusals, scratch-index counts, crash markers. */
 import assert from "node:assert/strict";
-import { DatabaseSync } from "node:sqlite";
-import { systemClock } from "../../src/clock.ts";
-import { silentLogger } from "../../src/log.ts";
-import { migrate } from "../../src/store/db.ts";
-import { SessionsStore } from "../../src/store/sessions_store.ts";
-import { Worktrees } from "../../src/worktrees/worktrees.ts";
-import { git, gitRepository } from "../helpers/git.ts";
+import { git } from "../helpers/git.ts";
 import { removeTree, tempHome } from "../helpers/home.ts";
 import { runningSessionRow } from "../helpers/rows.ts";
-
-async function rig() {
-  const home = await Deno.realPath(await tempHome());
-  const db = new DatabaseSync(":memory:");
-  migrate(db);
-  const sessions = new SessionsStore(db);
-  const worktrees = new Worktrees({
-    root: `${home}/worktrees`,
-    sessions,
-    clock: systemClock,
-    log: silentLogger,
-  });
-  const repo = await gitRepository();
-  return {
-    home,
-    repo,
-    sessions,
-    worktrees,
-    async [Symbol.asyncDispose]() {
-      db.close();
-      await removeTree(home);
-      await removeTree(repo);
-    },
-  };
-}
+import { worktreeRig } from "../helpers/worktree_rig.ts";
 
 Deno.test("Worktrees.create() refuses a directory outside git and a repository without a commit (D20)", async () => {
-  await using r = await rig();
+  await using r = await worktreeRig();
   await assert.rejects(r.worktrees.create(r.home, "ses_1", "svc/session/ses_1"), (error) => {
     const e = error as { code: string; status: number; details: unknown };
     return e.code === "not_a_git_repository" && e.status === 400 &&
@@ -55,7 +25,7 @@ Deno.test("Worktrees.create() refuses a directory outside git and a repository w
 });
 
 Deno.test("Worktrees.summarize() counts staged, unstaged, new and committed changes without touching the index (D20)", async () => {
-  await using r = await rig();
+  await using r = await worktreeRig();
   const { record, cwd } = await r.worktrees.create(`${r.repo}/src`, "ses_3", "svc/session/ses_3");
   assert.equal(cwd, `${record.path}/src`);
   await Deno.writeTextFile(`${record.path}/a.txt`, "a\nb\n"); // +1
@@ -77,7 +47,7 @@ Deno.test("Worktrees.summarize() counts staged, unstaged, new and committed chan
 });
 
 Deno.test("Worktrees.recover() removes a worktree a crash left before its session row (D20)", async () => {
-  await using r = await rig();
+  await using r = await worktreeRig();
   const { record } = await r.worktrees.create(r.repo, "ses_4", "svc/session/ses_4");
   const kept = await r.worktrees.create(r.repo, "ses_5", "svc/session/ses_5");
   r.sessions.insert({ ...runningSessionRow("ses_5"), worktree_json: JSON.stringify(kept.record) });
