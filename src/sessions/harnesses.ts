@@ -209,11 +209,42 @@ function isFlag(element: string): boolean {
   return element.startsWith("-");
 }
 
+/** A UUID as the agents print it: lowercase hex, 8-4-4-4-12. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * The session id format each built-in agent reports (docs/harnesses.md, as
+ * measured): Claude Code's `session_id`, Codex's thread id (a UUIDv7) and
+ * Gemini CLI's ACP `sessionId` are UUIDs; opencode's is `ses_`, 12 hex digits
+ * of time and 14 base-62 characters.
+ */
+const AGENT_SESSION_IDS: Readonly<Record<string, RegExp>> = Object.freeze({
+  claude: UUID,
+  codex: UUID,
+  gemini: UUID,
+  opencode: /^ses_[0-9a-f]{12}[0-9A-Za-z]{14}$/,
+});
+
+/** A configured agent's id: a plain token that no parser can take for a flag. */
+const CONFIGURED_AGENT_SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+
+/**
+ * Whether `id`, as an agent reported it, is in the format of `spec`'s agent
+ * (issue 33 item 10): a resume hands it back to the agent, so anything else
+ * (a flag, a second argument) is never passed on.
+ */
+export function validAgentSessionId(spec: HarnessSpec, id: string): boolean {
+  const pattern = (spec.builtin ? AGENT_SESSION_IDS[spec.id] : undefined) ??
+    CONFIGURED_AGENT_SESSION_ID;
+  return pattern.test(id);
+}
+
 /**
  * Arguments that make a protocol harness continue a recorded conversation
- * (D26): claude takes `--resume <session_id>`; codex and ACP agents resume
- * through their protocol (`thread/resume`, `session/load`) and need none.
+ * (D26): claude takes `--resume=<session_id>`, one element, so the id can
+ * never be read as a flag of its own; codex and ACP agents resume through
+ * their protocol (`thread/resume`, `session/load`) and need none.
  */
 export function resumeArgs(spec: HarnessSpec, agentSessionId: string): string[] {
-  return spec.protocol === "claude" ? ["--resume", agentSessionId] : [];
+  return spec.protocol === "claude" ? [`--resume=${agentSessionId}`] : [];
 }

@@ -7,6 +7,8 @@ import {
   type HarnessSpec,
   launchEnv,
   type PromptMode,
+  resumeArgs,
+  validAgentSessionId,
 } from "../../src/sessions/harnesses.ts";
 
 function builtinSpec(id: string): HarnessSpec {
@@ -253,4 +255,61 @@ Deno.test("launchEnv() routes opencode's permissions to svc in protocol sessions
   assert.deepEqual(launchEnv(builtinSpec("claude"), "ask"), {});
   const configured = buildRegistry({ opencode: { command: ["opencode", "acp"], protocol: "acp" } });
   assert.deepEqual(launchEnv(configured.get("opencode")!, "ask"), {});
+});
+
+/** Ids each agent reported in the recorded transcripts (shared/spec/samples, tests/fixtures). */
+const MEASURED_IDS: Record<string, string> = {
+  claude: "5785ed9d-e8c3-4a14-843f-b2e7f4abca42",
+  codex: "01a22181-e483-7881-a6f0-1ab6b1786486",
+  gemini: "9392ac60-f153-477f-9318-9a62f23b0ede",
+  opencode: "ses_dde7e0c62ffeBBc80i4PWm7ZXf",
+};
+
+Deno.test("validAgentSessionId() takes each built-in's measured id format only (issue 33 item 10)", async (t) => {
+  const registry = buildRegistry({});
+  for (const [id, good] of Object.entries(MEASURED_IDS)) {
+    await t.step(id, () => {
+      const spec = registry.get(id)!;
+      assert.equal(validAgentSessionId(spec, good), true);
+      for (
+        const bad of [
+          "",
+          "--permission-mode=bypassPermissions",
+          `${good} --permission-mode=bypassPermissions`,
+          `-${good}`,
+          `${good}\n`,
+          good.toUpperCase() === good ? `${good}x` : good.toUpperCase(),
+          "x".repeat(300),
+        ]
+      ) {
+        assert.equal(validAgentSessionId(spec, bad), false, JSON.stringify(bad));
+      }
+    });
+  }
+  await t.step("each built-in refuses the others' formats where they differ", () => {
+    assert.equal(validAgentSessionId(registry.get("claude")!, MEASURED_IDS.opencode), false);
+    assert.equal(validAgentSessionId(registry.get("opencode")!, MEASURED_IDS.claude), false);
+  });
+});
+
+Deno.test("validAgentSessionId() takes a configured harness's plain token, never a flag (issue 33 item 10)", () => {
+  const spec = buildRegistry({ agent: { command: ["agent"], protocol: "claude" } }).get("agent")!;
+  assert.equal(validAgentSessionId(spec, "fixture-session-1"), true);
+  assert.equal(validAgentSessionId(spec, MEASURED_IDS.opencode), true);
+  for (const bad of ["", "-x", "--resume", "a b", "a\u0000b", "é", "x".repeat(129)]) {
+    assert.equal(validAgentSessionId(spec, bad), false, JSON.stringify(bad));
+  }
+});
+
+Deno.test("resumeArgs() passes claude's id as one --resume=<id> element (issue 33 item 10)", () => {
+  const registry = buildRegistry({ agent: { command: ["agent"], protocol: "claude" } });
+  assert.deepEqual(resumeArgs(registry.get("claude")!, MEASURED_IDS.claude), [
+    `--resume=${MEASURED_IDS.claude}`,
+  ]);
+  assert.deepEqual(resumeArgs(registry.get("agent")!, "fixture-session-1"), [
+    "--resume=fixture-session-1",
+  ]);
+  for (const id of ["codex", "gemini", "opencode"]) {
+    assert.deepEqual(resumeArgs(registry.get(id)!, MEASURED_IDS[id]), [], id);
+  }
 });
