@@ -28,6 +28,7 @@ import {
   resumeRequestSchema,
 } from "../sessions/launch_request.ts";
 import { resolveLaunchPaths } from "../sessions/paths.ts";
+import { checkResume } from "../sessions/resume_checks.ts";
 import { redactText } from "../events/redact.ts";
 import type { LaunchSpec, Supervisor } from "../sessions/supervisor.ts";
 import { type Clock, isoTime } from "../clock.ts";
@@ -382,7 +383,7 @@ function resumeRoute(deps: SessionDeps): Route {
       400: errorDoc("`invalid_request`: the body breaks the schema"),
       404: errorDoc("`session_not_found`"),
       409: errorDoc(
-        "`session_live`, `not_resumable` (`details.reason`) or `worktree_removed`",
+        "`session_live`, `not_resumable` (`details.reason`, e.g. `paths_refused`) or `worktree_removed`",
       ),
       429: errorDoc("`too_many_sessions`: maxLiveSessions are running"),
       500: errorDoc("`launch_failed`: the agent could not be started (the session ended failed)"),
@@ -402,6 +403,11 @@ function resumeRoute(deps: SessionDeps): Route {
       const { row: resumed } = await deps.supervisor.resume(params.id, {
         harness,
         ...(request.model !== undefined ? { model: request.model } : {}),
+        check: (ended) =>
+          checkResume(ended, harness, {
+            projectRoots: deps.projectRoots(),
+            inspectWorktree: (sessionId, record) => deps.worktrees.inspect(sessionId, record),
+          }),
       });
       return jsonResponse(sessionRecord(resumed));
     },

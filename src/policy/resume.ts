@@ -6,7 +6,10 @@ export type NotResumableReason =
   | "not_a_conversation"
   | "no_agent_session_id"
   | "agent_cannot_load"
-  | "harness_unavailable";
+  | "harness_unavailable"
+  | "invalid_agent_session_id"
+  | "paths_refused"
+  | "worktree_replaced";
 
 /**
  * Whether `row` may be resumed now (D26), from the record alone: null when
@@ -44,15 +47,25 @@ const REASONS: Readonly<Record<NotResumableReason, string>> = {
   no_agent_session_id: "its agent never reported a session id",
   agent_cannot_load: "its agent did not advertise that it can load a session",
   harness_unavailable: "its harness is no longer configured or installed",
+  invalid_agent_session_id: "its recorded agent session id is not in its agent's format",
+  paths_refused: "its paths no longer pass the launch checks",
+  worktree_replaced: "its worktree is no longer the directory svc made",
 };
 
-/** 409 `not_resumable` with the reason in `details` (D26). */
-export function notResumable(sessionId: string, reason: NotResumableReason): ServiceError {
+/**
+ * 409 `not_resumable` with the reason in `details` (D26); `cause` (a launch
+ * check's message) is appended, and `details` extended, when given.
+ */
+export function notResumable(
+  sessionId: string,
+  reason: NotResumableReason,
+  { cause, details = {} }: { cause?: string; details?: Record<string, unknown> } = {},
+): ServiceError {
   return new ServiceError(
     "not_resumable",
     409,
-    `Session "${sessionId}" cannot be resumed: ${REASONS[reason]}`,
-    { sessionId, reason },
+    `Session "${sessionId}" cannot be resumed: ${REASONS[reason]}${cause ? `: ${cause}` : ""}`,
+    { ...details, sessionId, reason },
   );
 }
 

@@ -50,14 +50,11 @@ export async function resolveLaunchPaths(
     );
   }
   const root = await realDirectory(projectRoot, "projectRoot", "Project root");
-  if (allowedRoots !== null) {
-    const allowed = await Promise.all(allowedRoots.map((dir) => realpathOrNull(dir)));
-    if (!allowed.some((dir) => dir !== null && isInside(dir, root))) {
-      throw invalidRequest(
-        `Project root "${projectRoot}" is outside the configured project roots`,
-        "projectRoot",
-      );
-    }
+  if (!await insideAllowedRoots(root, allowedRoots)) {
+    throw invalidRequest(
+      `Project root "${projectRoot}" is outside the configured project roots`,
+      "projectRoot",
+    );
   }
   if (cwd === undefined) return { projectRoot: root, cwd: root };
   const wanted = isAbsoluteHostPath(cwd, os) ? cwd : resolve(root, cwd);
@@ -66,6 +63,19 @@ export async function resolveLaunchPaths(
     throw invalidRequest(`Working directory "${cwd}" is outside the project root`, "cwd");
   }
   return { projectRoot: root, cwd: real };
+}
+
+/**
+ * True when the real path `path` lies inside one of `allowedRoots` (after
+ * realpath; D3), or when no roots are configured (null).
+ */
+export async function insideAllowedRoots(
+  path: string,
+  allowedRoots: readonly string[] | null,
+): Promise<boolean> {
+  if (allowedRoots === null) return true;
+  const allowed = await Promise.all(allowedRoots.map((dir) => realpathOrNull(dir)));
+  return allowed.some((dir) => dir !== null && isInside(dir, path));
 }
 
 async function realDirectory(path: string, field: string, what: string): Promise<string> {

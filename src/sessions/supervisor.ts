@@ -12,7 +12,7 @@ import { newId } from "../ids.ts";
 import type { Logger } from "../log.ts";
 import type { SessionRow, SessionsStore, SessionStatus } from "../store/sessions_store.ts";
 import { buildArgv, type HarnessSpec, launchEnv, resumeArgs } from "./harnesses.ts";
-import { resumeRefusal, worktreeRemoved } from "../policy/resume.ts";
+import { resumeRefusal } from "../policy/resume.ts";
 import {
   Conversation,
   type ConversationIo,
@@ -281,12 +281,13 @@ export class Supervisor {
    * same session id and event log (seqs go on after a `session.resumed`
    * event), its turns and usage adding up. Refused with 409 while live or
    * being resumed, and when the record says it cannot be; 429 past the live
-   * limit, like a launch. An agent that cannot load it ends the session
-   * `failed` again, its message in the log.
+   * limit, like a launch; `check` re-runs the launch checks (issue 33 item
+   * 6) and gives the real cwd. An agent that cannot load it ends the
+   * session `failed` again, its message in the log.
    */
   async resume(
     sessionId: string,
-    options: { harness: HarnessSpec; model?: string; checkWorktree?: (path: string) => boolean },
+    options: { harness: HarnessSpec; model?: string; check: (row: SessionRow) => Promise<string> },
   ): Promise<Launched> {
     const { sessions, events, maxLiveSessions, clock } = this.#options;
     // Checked and reserved before the first await: of concurrent resumes exactly one starts.
@@ -302,12 +303,6 @@ export class Supervisor {
     if (!row) throw sessionNotFound(sessionId);
     const refusal = resumeRefusal(row);
     if (refusal !== null) throw refusal;
-    const worktree: WorktreeRecord | null = row.worktree_json === null
-      ? null
-      : JSON.parse(row.worktree_json);
-    if (worktree && !(options.checkWorktree ?? directoryExists)(worktree.path)) {
-      throw worktreeRemoved(sessionId, worktree.path);
-    }
     if (this.#live.size + this.#launching >= maxLiveSessions) {
       throw new ServiceError(
         "too_many_sessions",
@@ -320,6 +315,7 @@ export class Supervisor {
     this.#launching++;
     this.#resuming.add(sessionId);
     try {
+      const cwd = await options.check(row);
       const previousStatus = row.status;
       const now = isoTime(clock.now());
       const model = options.model ?? row.model;
@@ -348,7 +344,7 @@ export class Supervisor {
       });
       return await this.#start(row, {
         harness: options.harness,
-        cwd: row.cwd,
+        cwd,
         prompt: null,
         model,
         oneShot: false,
@@ -831,13 +827,5 @@ export class Supervisor {
       signal,
     });
     return sessions.get(row.id) ?? { ...row, ...fields };
-  }
-}
-
-function directoryExists(path: string): boolean {
-  try {
-    return Deno.statSync(path).isDirectory;
-  } catch {
-    return false;
   }
 }

@@ -289,6 +289,30 @@ export class Worktrees {
   }
 
   /**
+   * Whether session `sessionId`'s worktree is still the one svc made (issue
+   * 33 item 6): `$SVC_HOME/worktrees/<id>`, a real directory (no symlink on
+   * the way), that git still lists as a worktree of its repository.
+   */
+  async inspect(sessionId: string, record: WorktreeRecord): Promise<WorktreeState> {
+    const made = join(this.#root, sessionId);
+    const info = await Deno.lstat(made).catch(() => null);
+    if (info === null) return "removed";
+    const real = await Deno.realPath(made).catch(() => null);
+    const realRoot = await Deno.realPath(this.#root).catch(() => null);
+    if (
+      record.path !== made || !info.isDirectory || realRoot === null ||
+      real !== join(realRoot, sessionId)
+    ) return "replaced";
+    const listed = await this.#git(["worktree", "list", "--porcelain"], {
+      cwd: record.repository,
+    }).catch(() => null);
+    if (listed?.code !== 0) return "replaced";
+    const paths = listed.stdout.split("\n").filter((line) => line.startsWith("worktree "))
+      .map((line) => line.slice("worktree ".length));
+    return paths.includes(made) || paths.includes(real) ? "present" : "replaced";
+  }
+
+  /**
    * Start-up: worktrees a crash left between `git worktree add` and the
    * session record (their marker remains) are removed with their branch.
    */
@@ -380,6 +404,9 @@ function notAGitRepository(message: string): ServiceError {
     { field: "cwd" },
   );
 }
+
+/** What `Worktrees.inspect` found at a session's worktree path. */
+export type WorktreeState = "present" | "removed" | "replaced";
 
 async function exists(path: string): Promise<boolean> {
   return await Deno.stat(path).then(() => true, () => false);
