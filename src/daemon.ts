@@ -480,6 +480,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         stopped ??= (async () => {
           log.info("svc daemon stopping");
           stopping.abort();
+          supervisor.stopLaunches();
           // A version probe still running is of no use now: it ends before anything else.
           processes.drain();
           const closing = listeners.map((listener) => listener.shutdown());

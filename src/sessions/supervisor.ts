@@ -24,6 +24,7 @@ import { type AdapterFactory, type AgentProtocolId, NO_USAGE } from "../agents/p
 import type { ApprovalPolicy } from "../approvals/broker.ts";
 import type { WorktreeRecord } from "../worktrees/worktree_record.ts";
 import { MarkedReaper, processStartTime, SESSION_MARKER, signalMarked } from "./process_tree.ts";
+import { daemonStopping, LaunchGate } from "./launch_gate.ts";
 import { type ExitStatus, killProcessGroup, type SpawnedProcess, type Spawner } from "./spawner.ts";
 
 /** Input queued for a child that is not reading stdin, at most (then 409). */
@@ -159,8 +160,8 @@ export class Supervisor {
   readonly #options: SupervisorOptions;
   readonly #live = new Map<string, LiveSession>();
   readonly #reaper = new MarkedReaper();
-  /** Launches past the limit check that are not yet in `#live`. */
-  #launching = 0;
+  /** Launches and resumes past the checks and not yet in `#live`, until the stop (issue 33). */
+  readonly #gate = new LaunchGate();
   /** Sessions being resumed, not yet in `#live` (D26: concurrent resumes start one agent). */
   readonly #resuming = new Set<string>();
 
@@ -178,21 +179,30 @@ export class Supervisor {
    * and throws 500 `launch_failed` with the session id.
    */
   async launch(spec: LaunchSpec): Promise<Launched> {
-    const { maxLiveSessions } = this.#options;
-    // Reserved before the first await: parallel launches cannot all pass the check (issue 13).
-    if (this.#live.size + this.#launching >= maxLiveSessions) {
-      throw new ServiceError(
-        "too_many_sessions",
-        429,
-        `Cannot launch: ${maxLiveSessions} sessions are already running (maxLiveSessions)`,
-        { limit: maxLiveSessions },
-      );
-    }
-    this.#launching++;
+    this.#admit("launch");
     try {
       return await this.#launch(spec);
     } finally {
-      this.#launching--;
+      this.#gate.leave();
+    }
+  }
+
+  /**
+   * Admits a launch or resume: 503 `daemon_stopping` once the stop began,
+   * 429 past maxLiveSessions. Counted before the first await, so parallel
+   * ones cannot all pass (issue 13); the caller leaves the gate after.
+   */
+  #admit(what: "launch" | "resume"): void {
+    const { maxLiveSessions } = this.#options;
+    this.#gate.enter(what);
+    if (this.#live.size + this.#gate.inFlight > maxLiveSessions) {
+      this.#gate.leave();
+      throw new ServiceError(
+        "too_many_sessions",
+        429,
+        `Cannot ${what}: ${maxLiveSessions} sessions are already running (maxLiveSessions)`,
+        { limit: maxLiveSessions },
+      );
     }
   }
 
@@ -289,7 +299,7 @@ export class Supervisor {
     sessionId: string,
     options: { harness: HarnessSpec; model?: string; check: (row: SessionRow) => Promise<string> },
   ): Promise<Launched> {
-    const { sessions, events, maxLiveSessions, clock } = this.#options;
+    const { sessions, events, clock } = this.#options;
     // Checked and reserved before the first await: of concurrent resumes exactly one starts.
     if (this.#live.has(sessionId) || this.#resuming.has(sessionId)) {
       throw new ServiceError(
@@ -303,16 +313,8 @@ export class Supervisor {
     if (!row) throw sessionNotFound(sessionId);
     const refusal = resumeRefusal(row);
     if (refusal !== null) throw refusal;
-    if (this.#live.size + this.#launching >= maxLiveSessions) {
-      throw new ServiceError(
-        "too_many_sessions",
-        429,
-        `Cannot resume: ${maxLiveSessions} sessions are already running (maxLiveSessions)`,
-        { limit: maxLiveSessions },
-      );
-    }
     if (events.degraded) throw storeUnavailable();
-    this.#launching++;
+    this.#admit("resume");
     this.#resuming.add(sessionId);
     try {
       const cwd = await options.check(row);
@@ -352,7 +354,7 @@ export class Supervisor {
         resumed: row,
       });
     } finally {
-      this.#launching--;
+      this.#gate.leave();
       this.#resuming.delete(sessionId);
     }
   }
@@ -374,6 +376,8 @@ export class Supervisor {
     if (resumeFrom !== null) argv.push(...resumeArgs(spec.harness, resumeFrom));
     let process: SpawnedProcess;
     try {
+      // Admitted before the stop began: the stop waited for this, and it starts nothing now.
+      if (!this.#gate.open) throw daemonStopping(spec.resumed ? "resume" : "launch");
       process = this.#options.spawner.spawn({
         argv,
         cwd: spec.cwd,
@@ -384,8 +388,13 @@ export class Supervisor {
       });
     } catch (error) {
       const message = (error as Error).message;
-      await this.#finish(row, { status: "failed", exit: null, error: message });
-      throw new ServiceError(
+      const stopping = error instanceof ServiceError; // daemon_stopping: ended like the live ones
+      await this.#finish(row, {
+        status: stopping ? "killed" : "failed",
+        exit: null,
+        error: message,
+      });
+      throw stopping ? error : new ServiceError(
         "launch_failed",
         500,
         `Cannot launch harness "${spec.harness.id}": ${message}`,
@@ -636,8 +645,17 @@ export class Supervisor {
     return { count: orphans.length, recorded };
   }
 
-  /** Graceful stop: kill every live session (they end `killed`) and wait for them. */
+  /** The stop begins: launches and resumes answer 503 `daemon_stopping` from now on. */
+  stopLaunches(): void {
+    void this.#gate.close();
+  }
+
+  /**
+   * Graceful stop: admit no launch or resume, wait for those in flight, then
+   * kill every live session (they end `killed`) and wait for them.
+   */
   async shutdown(): Promise<void> {
+    await this.#gate.close();
     const ending = [...this.#live.values()].map((live) => {
       this.kill(live.row.id, "SIGTERM");
       return live.ended;
