@@ -225,6 +225,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     });
     const worktrees = new Worktrees({ root: paths.worktrees, sessions, clock, log, processes });
     const supervisor = new Supervisor({
+      home: Deno.realPathSync(paths.root),
       sessions,
       events: eventLog,
       live: liveEvents,

@@ -1,9 +1,12 @@
 /**
  * Which processes belong to a session (issue 13), beyond its process group:
  *
- * - every session's process gets `SVC_SESSION_ID=<id>` in its environment,
+ * - every session's process gets `SVC_SESSION_ID=<id>` and
+ *   `SVC_SESSION_HOME=<the daemon's home, real path>` in its environment,
  *   which its descendants inherit, daemonized ones (setsid, double fork)
- *   included; on Linux `/proc/<pid>/environ` finds them all;
+ *   included; on Linux `/proc/<pid>/environ` finds them all. Only both
+ *   together mark a process as this home's: a store restored into another
+ *   home holds the same session ids (issue 33 item 7);
  * - the leader's start time is recorded, so recovery after a crash signals
  *   the recorded group only while its leader is still that process, never
  *   one that merely reuses the id.
@@ -15,6 +18,13 @@
 
 /** The environment variable that marks a session's processes. */
 export const SESSION_MARKER = "SVC_SESSION_ID";
+/** The environment variable that names the home whose daemon started them. */
+export const HOME_MARKER = "SVC_SESSION_HOME";
+
+/** The environment that marks session `sessionId`'s processes as home `home`'s. */
+export function sessionMarkers(home: string, sessionId: string): Record<string, string> {
+  return { [SESSION_MARKER]: sessionId, [HOME_MARKER]: home };
+}
 
 /**
  * An opaque start time of process `pid`, equal for the same process and
@@ -46,20 +56,35 @@ export function processStartTime(pid: number): string | null {
 }
 
 /**
- * The processes whose environment carries session `sessionId`'s marker
- * (Linux; elsewhere none are found), this daemon excluded.
+ * The processes whose environment carries home `home`'s session
+ * `sessionId` markers (Linux; elsewhere none are found), this daemon excluded.
  */
-export function markedProcesses(sessionId: string): number[] {
+export function markedProcesses(home: string, sessionId: string): number[] {
   if (Deno.build.os !== "linux") return [];
-  return [...scanMarkers()].filter(([, id]) => id === sessionId).map(([pid]) => pid);
+  return [...scanMarkers(home)].filter(([, id]) => id === sessionId).map(([pid]) => pid);
 }
 
-/** Signals every marked process of the sessions, with one scan; returns how many. */
-export function signalMarked(sessionIds: Iterable<string>, signal: Deno.Signal): number {
+/**
+ * Whether process `pid` carries home `home`'s markers of session
+ * `sessionId`: true on Linux only when its environment says so, elsewhere
+ * (no environment to read) true.
+ */
+export function carriesMarkers(pid: number, home: string, sessionId: string): boolean {
+  if (Deno.build.os !== "linux") return true;
+  const markers = readMarkers(pid);
+  return markers?.home === home && markers.sessionId === sessionId;
+}
+
+/** Signals every marked process of home `home`'s sessions, with one scan; returns how many. */
+export function signalMarked(
+  home: string,
+  sessionIds: Iterable<string>,
+  signal: Deno.Signal,
+): number {
   const wanted = new Set(sessionIds);
   if (wanted.size === 0) return 0;
   let signalled = 0;
-  for (const [pid, sessionId] of scanMarkers()) {
+  for (const [pid, sessionId] of scanMarkers(home)) {
     if (!wanted.has(sessionId)) continue;
     try {
       Deno.kill(pid, signal);
@@ -74,8 +99,14 @@ export function signalMarked(sessionIds: Iterable<string>, signal: Deno.Signal):
  * moment: 200 sessions ending together cost one scan, not 200.
  */
 export class MarkedReaper {
+  readonly #home: string;
   #pending = new Map<string, Deno.Signal>();
   #timer: ReturnType<typeof setTimeout> | null = null;
+
+  /** Reaps processes of home `home` only (its real path). */
+  constructor(home: string) {
+    this.#home = home;
+  }
 
   /** Queues `signal` for session `sessionId`'s marked processes (SIGKILL wins over SIGTERM). */
   signal(sessionId: string, signal: Deno.Signal): void {
@@ -89,30 +120,46 @@ export class MarkedReaper {
     const pending = this.#pending;
     this.#pending = new Map();
     for (const signal of new Set(pending.values())) {
-      signalMarked([...pending].filter(([, s]) => s === signal).map(([id]) => id), signal);
+      signalMarked(
+        this.#home,
+        [...pending].filter(([, s]) => s === signal).map(([id]) => id),
+        signal,
+      );
     }
   }
 }
 
-/** Every process of this user carrying a session marker, with its session id (Linux). */
-function* scanMarkers(): Iterable<[number, string]> {
+/** Every process of this user carrying home `home`'s markers, with its session id (Linux). */
+function* scanMarkers(home: string): Iterable<[number, string]> {
   let entries: Iterable<Deno.DirEntry>;
   try {
     entries = Deno.readDirSync("/proc");
   } catch {
     return;
   }
-  const prefix = `${SESSION_MARKER}=`;
   for (const entry of entries) {
     if (!/^\d+$/.test(entry.name) || Number(entry.name) === Deno.pid) continue;
-    let environ: string;
-    try {
-      environ = Deno.readTextFileSync(`/proc/${entry.name}/environ`);
-    } catch {
-      continue;
-    }
-    for (const variable of environ.split("\0")) {
-      if (variable.startsWith(prefix)) yield [Number(entry.name), variable.slice(prefix.length)];
+    const markers = readMarkers(Number(entry.name));
+    if (markers?.home === home && markers.sessionId !== undefined) {
+      yield [Number(entry.name), markers.sessionId];
     }
   }
+}
+
+/** The markers in process `pid`'s environment; null when it cannot be read (Linux). */
+function readMarkers(pid: number): { sessionId?: string; home?: string } | null {
+  let environ: string;
+  try {
+    environ = Deno.readTextFileSync(`/proc/${pid}/environ`);
+  } catch {
+    return null;
+  }
+  const markers: { sessionId?: string; home?: string } = {};
+  for (const variable of environ.split("\0")) {
+    const at = variable.indexOf("=");
+    const name = variable.slice(0, at);
+    if (name === SESSION_MARKER) markers.sessionId = variable.slice(at + 1);
+    else if (name === HOME_MARKER) markers.home = variable.slice(at + 1);
+  }
+  return markers;
 }

@@ -23,7 +23,8 @@ import {
 import { type AdapterFactory, type AgentProtocolId, NO_USAGE } from "../agents/protocol.ts";
 import type { ApprovalPolicy } from "../approvals/broker.ts";
 import type { WorktreeRecord } from "../worktrees/worktree_record.ts";
-import { MarkedReaper, processStartTime, SESSION_MARKER, signalMarked } from "./process_tree.ts";
+import { MarkedReaper, processStartTime, sessionMarkers } from "./process_tree.ts";
+import { killOrphanProcesses } from "./orphan_processes.ts";
 import { daemonStopping, LaunchGate } from "./launch_gate.ts";
 import { type ExitStatus, killProcessGroup, type SpawnedProcess, type Spawner } from "./spawner.ts";
 
@@ -95,6 +96,8 @@ export interface Launched {
 
 /** Options of the supervisor. */
 export interface SupervisorOptions {
+  /** The daemon's home (real path): its sessions' processes carry it (issue 33 item 7). */
+  home: string;
   sessions: SessionsStore;
   events: EventLog;
   /** Live-only events to the sessions' stream readers (D29). */
@@ -159,7 +162,7 @@ interface LiveSession {
 export class Supervisor {
   readonly #options: SupervisorOptions;
   readonly #live = new Map<string, LiveSession>();
-  readonly #reaper = new MarkedReaper();
+  readonly #reaper: MarkedReaper;
   /** Launches and resumes past the checks and not yet in `#live`, until the stop (issue 33). */
   readonly #gate = new LaunchGate();
   /** Sessions being resumed, not yet in `#live` (D26: concurrent resumes start one agent). */
@@ -167,6 +170,7 @@ export class Supervisor {
 
   constructor(options: SupervisorOptions) {
     this.#options = options;
+    this.#reaper = new MarkedReaper(options.home);
   }
 
   /** Number of running sessions. */
@@ -383,7 +387,7 @@ export class Supervisor {
         cwd: spec.cwd,
         env: {
           ...launchEnv(spec.harness, spec.harness.protocol === "raw" ? null : spec.approvals),
-          [SESSION_MARKER]: row.id,
+          ...sessionMarkers(this.#options.home, row.id),
         },
       });
     } catch (error) {
@@ -628,15 +632,8 @@ export class Supervisor {
    */
   recoverOrphans(): { count: number; recorded: Promise<unknown> } {
     const orphans = this.#options.sessions.running();
-    for (const row of orphans) {
-      // The recorded group only while its leader is still that process, never a reused id.
-      const leaderAlive = row.pid !== null && row.leader_start !== null &&
-        processStartTime(row.pid) === row.leader_start;
-      if (leaderAlive && row.pgid !== null) killProcessGroup(row.pgid, "SIGKILL");
-      this.#options.events.open(row.id, row.last_seq);
-    }
-    // Their processes that left the group or outlived the leader: one scan for all.
-    signalMarked(orphans.map((row) => row.id), "SIGKILL");
+    killOrphanProcesses(this.#options.home, orphans);
+    for (const row of orphans) this.#options.events.open(row.id, row.last_seq);
     // Recorded in the background: a store that refuses writes (full disk) must not keep the
     // daemon from listening; the rows turn `orphaned` once their events are durable.
     const recorded = Promise.all(

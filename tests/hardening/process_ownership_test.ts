@@ -11,6 +11,7 @@ import { markedProcesses, processStartTime } from "../../src/sessions/process_tr
 import {
   allEvents,
   fixtureHarnesses,
+  restartTestDaemon,
   startTestDaemon,
   type TestDaemon,
   waitForEnd,
@@ -74,7 +75,11 @@ Deno.test({
   fn: () =>
     withEscapee("escape; sleep 60000", async (t, id, pid) => {
       assert.ok(alive(pid));
-      assert.deepEqual(markedProcesses(id).includes(pid), true, "the marker is inherited");
+      assert.deepEqual(
+        markedProcesses(await Deno.realPath(t.home), id).includes(pid),
+        true,
+        "the marker is inherited",
+      );
       await t.client.post(`/sessions/${id}/kill`, {});
       await waitForEnd(t.client, id);
       await eventually("the escaped process outlived kill", () => !alive(pid));
@@ -149,6 +154,38 @@ Deno.test({
       await removeTree(project);
     }
   },
+});
+
+Deno.test({
+  name: "a restored backup of a live home leaves the first home's agents alone (issue 33 item 7)",
+  ignore: !linux,
+  fn: () =>
+    withEscapee("escape; sleep 60000", async (first, id, escaped) => {
+      const leader = (await first.client.get<{ pid: number }>(`/sessions/${id}`)).body.pid;
+      const backup = `${first.home}/backup.db`;
+      const second = await tempHome();
+      try {
+        const backedUp = await runSvc(["store", "backup", backup, "--home", first.home]);
+        assert.equal(backedUp.code, 0, backedUp.stderr);
+        const restored = await runSvc(["store", "restore", backup, "--home", second]);
+        assert.equal(restored.code, 0, restored.stderr);
+        {
+          // The copy's row says `running`, with the live agent's pid, group and start time.
+          await using copy = await restartTestDaemon({
+            home: second,
+            configJson: { harnesses: fixtureHarnesses() },
+          });
+          assert.equal((await waitForEnd(copy.client, id)).status, "orphaned");
+        }
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        assert.ok(alive(leader), "the copy's recovery killed the first home's agent");
+        assert.ok(alive(escaped), "the copy's recovery killed the first home's escaped process");
+        const record = await first.client.get<{ status: string }>(`/sessions/${id}`);
+        assert.equal(record.body.status, "running");
+      } finally {
+        await removeTree(second);
+      }
+    }),
 });
 
 /** Pids of the processes whose command line contains `marker`, or whose process group is `pgid`. */

@@ -112,7 +112,7 @@ Deno.test({
           row.pid === null || !running(row.pid),
           `the agent of ${row.id} outlived the stop`,
         );
-        assert.deepEqual(markedProcesses(row.id), []);
+        assert.deepEqual(markedProcesses(await Deno.realPath(t.home), row.id), []);
       }
     } finally {
       Deno.env.set("PATH", path);
