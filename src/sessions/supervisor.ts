@@ -1,10 +1,8 @@
-import { join } from "node:path";
 import { ServiceError, sessionNotFound, storeUnavailable } from "../errors.ts";
 import { type Clock, isoTime, settlesWithin } from "../clock.ts";
 import type { EventLog } from "../events/event_log.ts";
 import type { LiveEvents } from "../events/live_events.ts";
-import { MAX_OUTPUT_EVENT_BYTES } from "../events/output_decoder.ts";
-import { type OutputPiece, OutputStream } from "../events/output_stream.ts";
+import { OutputStream } from "../events/output_stream.ts";
 import { truncateUtf8 } from "../events/page.ts";
 import { redactText } from "../events/redact.ts";
 import { StreamRedactor } from "../events/stream_redactor.ts";
@@ -25,6 +23,7 @@ import type { ApprovalPolicy } from "../approvals/broker.ts";
 import type { WorktreeRecord } from "../worktrees/worktree_record.ts";
 import { MarkedReaper, processStartTime, sessionMarkers } from "./process_tree.ts";
 import { killOrphanProcesses } from "./orphan_processes.ts";
+import { openRawArtifact, PARTIAL_IDLE_MS, pumpOutput } from "./output_pump.ts";
 import { daemonStopping, LaunchGate } from "./launch_gate.ts";
 import { type ExitStatus, killProcessGroup, type SpawnedProcess, type Spawner } from "./spawner.ts";
 
@@ -38,23 +37,6 @@ export const KILL_GRACE_MS = 5000;
 const LEFTOVER_GRACE_MS = 2000;
 /** How long output may keep flowing after the child exits (a grandchild holding the pipe). */
 const DRAIN_AFTER_EXIT_MS = 2000;
-/**
- * Each pump reads its pipe into one buffer of this size, reused for every read
- * (a BYOB reader): the default reader allocates a new 64 KiB chunk per read,
- * which for 200 busy sessions cost about 12% of their wall time in allocation
- * and garbage collection (issue 14). An idle pump holds it in its pending
- * read, as the default reader holds its chunk. 4 KiB less than an event's
- * most, so that a read and the partial line held from the one before usually
- * make one event without measuring where to cut (8% of ingestion's time).
- */
-const READ_BYTES = MAX_OUTPUT_EVENT_BYTES - 4096;
-/**
- * A partial line (an interactive prompt) is shown after PARTIAL_LINE_MS without its newline,
- * less its last two words, which may be a secret still arriving; after PARTIAL_IDLE_MS of
- * silence the rest is shown too (a secret split by a longer pause may then leak in part).
- */
-const PARTIAL_LINE_MS = 100;
-const PARTIAL_IDLE_MS = 1000;
 /** The `session.started` payload keeps this much of the prompt, in UTF-8 bytes (D8). */
 const STARTED_PROMPT_BYTES = 4096;
 
@@ -675,7 +657,7 @@ export class Supervisor {
 
   async #supervise(live: LiveSession, stdinPrompt: string | null): Promise<SessionRow> {
     const stopPumps = new AbortController();
-    const rawSink = this.#openRawArtifact(live.row.id);
+    const rawSink = openRawArtifact(this.#options.artifactsDir, live.row.id, this.#options.log);
     const conversation = live.conversation;
     const stdout = conversation
       ? new OutputStream((text) => conversation.onStdout(text), {
@@ -683,15 +665,20 @@ export class Supervisor {
       })
       : new OutputStream();
     const pumps = Promise.all([
-      this.#pump(live.row.id, live.process.stdout, "stdout", stdout, rawSink, stopPumps.signal),
-      this.#pump(
-        live.row.id,
-        live.process.stderr,
-        "stderr",
-        new OutputStream(),
+      pumpOutput(this.#options.events, live.process.stdout, {
+        sessionId: live.row.id,
+        name: "stdout",
         rawSink,
-        stopPumps.signal,
-      ),
+        stop: stopPumps.signal,
+        output: stdout,
+      }),
+      pumpOutput(this.#options.events, live.process.stderr, {
+        sessionId: live.row.id,
+        name: "stderr",
+        rawSink,
+        stop: stopPumps.signal,
+        output: new OutputStream(),
+      }),
     ]);
     if (stdinPrompt !== null) await this.#writePrompt(live, stdinPrompt);
     const exit = await live.process.status;
@@ -738,67 +725,6 @@ export class Supervisor {
       await live.stdin!.write(new TextEncoder().encode(stdinPrompt));
     } catch {
       live.stdin = null; // The child exited or closed its stdin: input is over.
-    }
-  }
-
-  async #pump(
-    sessionId: string,
-    stream: ReadableStream<Uint8Array>,
-    name: "stdout" | "stderr",
-    output: OutputStream,
-    rawSink: Deno.FsFile | null,
-    stop: AbortSignal,
-  ): Promise<void> {
-    const { events } = this.#options;
-    const reader = stream.getReader({ mode: "byob" });
-    let buffer = new Uint8Array(READ_BYTES);
-    const onStop = () => reader.cancel().catch(() => {});
-    stop.addEventListener("abort", onStop, { once: true });
-    let partialTimer: ReturnType<typeof setTimeout> | null = null;
-    let idleTimer: ReturnType<typeof setTimeout> | null = null;
-    const emit = (pieces: OutputPiece[]) => {
-      for (const data of pieces) events.appendOutput(sessionId, name, data);
-    };
-    try {
-      for (;;) {
-        await events.whenWritable();
-        const { done, value } = await reader.read(buffer);
-        if (done) break;
-        buffer = new Uint8Array(value.buffer);
-        rawSink?.writeSync(value);
-        emit(output.push(value));
-        if (idleTimer !== null) clearTimeout(idleTimer);
-        idleTimer = null;
-        if (output.pending() === 0) continue;
-        partialTimer ??= setTimeout(() => {
-          partialTimer = null;
-          emit(output.flushPartial({ holdLastWords: 2 }));
-        }, PARTIAL_LINE_MS);
-        idleTimer = setTimeout(() => {
-          idleTimer = null;
-          emit(output.flushPartial());
-        }, PARTIAL_IDLE_MS);
-      }
-    } catch {
-      // Cancelled after the drain grace, or the pipe broke: keep what was read.
-    } finally {
-      stop.removeEventListener("abort", onStop);
-      if (partialTimer !== null) clearTimeout(partialTimer);
-      if (idleTimer !== null) clearTimeout(idleTimer);
-      emit(output.flush());
-    }
-  }
-
-  #openRawArtifact(sessionId: string): Deno.FsFile | null {
-    const dir = this.#options.artifactsDir;
-    if (dir === null) return null;
-    try {
-      const sessionDir = join(dir, sessionId);
-      Deno.mkdirSync(sessionDir, { recursive: true, mode: 0o700 });
-      return Deno.openSync(join(sessionDir, "output"), { create: true, append: true, mode: 0o600 });
-    } catch (error) {
-      this.#options.log.error("Cannot open the raw artifact", { sessionId, error });
-      return null;
     }
   }
 
