@@ -208,7 +208,8 @@ export function sessionRoutes(deps: SessionDeps): Route[] {
         429: errorDoc("`too_many_sessions`: maxLiveSessions are running"),
         500: errorDoc("`launch_failed` (the record exists, ended failed) or `worktree_failed`"),
         503: {
-          description: "`context_admission_unavailable` (C4.3) or `store_unavailable`",
+          description:
+            "`context_admission_unavailable` (C4.3), `store_unavailable` or `daemon_stopping`",
           schema: () => z.union([contextAdmissionRefusalSchema(), errorEnvelopeSchema()]),
         },
       },
@@ -290,7 +291,8 @@ export function sessionRoutes(deps: SessionDeps): Route[] {
         404: errorDoc("`session_not_found`"),
         409: errorDoc("`session_not_live`, `session_input_closed` or `session_input_backlogged`"),
         503: {
-          description: "`context_admission_unavailable` (C4.3) or `store_unavailable`",
+          description:
+            "`context_admission_unavailable` (C4.3), `store_unavailable` or `daemon_stopping`",
           schema: () => z.union([contextAdmissionRefusalSchema(), errorEnvelopeSchema()]),
         },
       },
@@ -387,7 +389,7 @@ function resumeRoute(deps: SessionDeps): Route {
       ),
       429: errorDoc("`too_many_sessions`: maxLiveSessions are running"),
       500: errorDoc("`launch_failed`: the agent could not be started (the session ended failed)"),
-      503: errorDoc("`store_unavailable`"),
+      503: errorDoc("`store_unavailable` or `daemon_stopping`"),
     },
     ownerOnly: "Resuming a session", // D23: TCP never executes anything.
     body: resumeRequestSchema,
