@@ -215,15 +215,7 @@ export function integrityCheck(home: string): string {
   }
 }
 
-/** True when `pid` is a live (not zombie) process. */
-export function alive(pid: number): boolean {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    return !stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
-  } catch {
-    return false;
-  }
-}
+export { alive } from "../helpers/process.ts";
 
 /** Kills a leftover process, ignoring one that is gone. */
 export function killQuietly(pid: number): void {

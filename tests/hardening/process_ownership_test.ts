@@ -17,18 +17,9 @@ import {
   waitForEnd,
 } from "../helpers/daemon.ts";
 import { removeTree, tempHome } from "../helpers/home.ts";
-import { runSvc, startServe } from "../helpers/process.ts";
+import { alive, runSvc, startServe } from "../helpers/process.ts";
 
 const linux = Deno.build.os === "linux";
-
-function alive(pid: number): boolean {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    return !stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
-  } catch {
-    return false;
-  }
-}
 
 async function eventually(what: string, check: () => boolean): Promise<void> {
   const deadline = Date.now() + 10_000;

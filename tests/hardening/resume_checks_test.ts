@@ -6,16 +6,13 @@
  */
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import {
-  allEvents,
-  restartTestDaemon,
-  startTestDaemon,
-  type TestDaemon,
-  waitForEnd,
-} from "../helpers/daemon.ts";
-import { removeTree, tempHome } from "../helpers/home.ts";
-import { git, gitRepository } from "../helpers/git.ts";
 import { agentConfig, launchAgent, waitForKind } from "../helpers/scripted_agent.ts";
+import { git, gitRepository } from "../helpers/git.ts";
+import * as daemons from "../helpers/daemon.ts";
+import { removeTree, tempHome } from "../helpers/home.ts";
+
+const { allEvents, restartTestDaemon, startTestDaemon, waitForEnd } = daemons;
+type TestDaemon = daemons.TestDaemon;
 
 // deno-lint-ignore no-explicit-any
 type Json = Record<string, any>;

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { removeTree, tempHome } from "../helpers/home.ts";
-import { runSvc, startServe } from "../helpers/process.ts";
+import { alive, runSvc, startServe } from "../helpers/process.ts";
 import { DatabaseSync } from "node:sqlite";
 import { startTestDaemon, waitForEnd } from "../helpers/daemon.ts";
 import { gitRepository } from "../helpers/git.ts";
@@ -59,15 +59,6 @@ function storedSessions(home: string): Array<{ id: string; status: string; pid: 
   }
 }
 
-function running(pid: number): boolean {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    return !stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
-  } catch {
-    return false;
-  }
-}
-
 Deno.test({
   name:
     "a launch in flight when the stop begins answers 503 daemon_stopping; no agent outlives the daemon (issue 33 item 8)",
@@ -109,7 +100,7 @@ Deno.test({
       for (const row of storedSessions(t.home)) {
         assert.notEqual(row.status, "running", `session ${row.id} is left running`);
         assert.ok(
-          row.pid === null || !running(row.pid),
+          row.pid === null || !alive(row.pid),
           `the agent of ${row.id} outlived the stop`,
         );
         assert.deepEqual(markedProcesses(await Deno.realPath(t.home), row.id), []);

@@ -96,3 +96,13 @@ export async function startServe(
     },
   };
 }
+
+/** Whether process `pid` exists and is not a zombie (Linux `/proc`). */
+export function alive(pid: number): boolean {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    return !stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+  } catch {
+    return false;
+  }
+}

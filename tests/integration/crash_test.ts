@@ -4,18 +4,9 @@ import { DatabaseSync } from "node:sqlite";
 import { SvcClient } from "../../src/client/client.ts";
 import { fixtureHarnesses } from "../helpers/daemon.ts";
 import { removeTree, tempHome } from "../helpers/home.ts";
-import { startServe } from "../helpers/process.ts";
+import { alive, startServe } from "../helpers/process.ts";
 
 type Page = { events: Array<Record<string, unknown>>; nextCursor: { afterSeq: number } };
-
-function alive(pid: number): boolean {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    return !stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
-  } catch {
-    return false;
-  }
-}
 
 Deno.test("kill -9 during a flood: served events survive at the same seqs, the session is orphaned", async () => {
   const home = await tempHome();

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { systemClock } from "../../src/clock.ts";
 import { OwnedProcesses } from "../../src/sessions/owned_processes.ts";
 import { removeTree, tempHome } from "../helpers/home.ts";
+import { alive } from "../helpers/process.ts";
 
 const unix = Deno.build.os !== "windows";
 
@@ -14,15 +15,6 @@ function sh(script: string, detached = false): Deno.Command {
     stderr: "null",
     detached,
   });
-}
-
-function alive(pid: number): boolean {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    return !stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
-  } catch {
-    return false;
-  }
 }
 
 Deno.test({
