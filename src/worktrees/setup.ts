@@ -11,12 +11,10 @@ import { ServiceError } from "../errors.ts";
 import { redactText } from "../events/redact.ts";
 import type { OwnedProcesses } from "../sessions/owned_processes.ts";
 import { isInside } from "../sessions/paths.ts";
-import { killProcessGroup } from "../sessions/spawner.ts";
+import { runGroupCommand } from "./group_command.ts";
 
 /** The default bound of a whole setup. */
 export const DEFAULT_SETUP_TIMEOUT_SECONDS = 300;
-/** Output kept per command and stream in its event (the end of it: where errors are). */
-const OUTPUT_BYTES = 16 * 1024;
 
 /** A path relative to the checkout that stays inside it: no `..`, not absolute. */
 const insidePath = z.string().min(1).max(4096).refine(
@@ -96,7 +94,7 @@ export async function runSetup(
         argv,
       });
     }
-    const result = await runCommand(argv, where.worktree, left, processes);
+    const result = await runGroupCommand(argv, { cwd: where.worktree, timeoutMs: left, processes });
     await record({
       step: "run",
       argv,
@@ -240,74 +238,4 @@ async function lstatOrNull(path: string): Promise<Deno.FileInfo | null> {
     if (error instanceof Deno.errors.NotFound) return null;
     throw error;
   }
-}
-
-interface CommandResult {
-  code: number | null;
-  timedOut: boolean;
-  stdout: string;
-  stderr: string;
-  error?: string;
-}
-
-/** Runs `argv` in its own process group, killed (the group) after `timeoutMs`. */
-async function runCommand(
-  argv: string[],
-  cwd: string,
-  timeoutMs: number,
-  processes?: OwnedProcesses,
-): Promise<CommandResult> {
-  const command = new Deno.Command(argv[0], {
-    args: argv.slice(1),
-    cwd,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-    detached: true,
-  });
-  let child: Deno.ChildProcess;
-  try {
-    child = processes?.spawn(command, { group: true, atStop: "kill" }) ?? command.spawn();
-  } catch (error) {
-    return {
-      code: null,
-      timedOut: false,
-      stdout: "",
-      stderr: "",
-      error: `cannot start: ${(error as Error).message}`,
-    };
-  }
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    if (!killProcessGroup(child.pid, "SIGKILL")) {
-      try {
-        child.kill("SIGKILL");
-      } catch { /* exited */ }
-    }
-  }, timeoutMs);
-  try {
-    const [stdout, stderr, status] = await Promise.all([
-      tail(child.stdout),
-      tail(child.stderr),
-      child.status,
-    ]);
-    return { code: timedOut ? null : status.code, timedOut, stdout, stderr };
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** The last OUTPUT_BYTES of a stream, as text. */
-async function tail(stream: ReadableStream<Uint8Array>): Promise<string> {
-  let kept = new Uint8Array(0);
-  for await (const chunk of stream) {
-    const joined = new Uint8Array(Math.min(OUTPUT_BYTES, kept.length + chunk.length));
-    const all = new Uint8Array(kept.length + chunk.length);
-    all.set(kept);
-    all.set(chunk, kept.length);
-    joined.set(all.subarray(all.length - joined.length));
-    kept = joined;
-  }
-  return new TextDecoder().decode(kept);
 }
