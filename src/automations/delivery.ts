@@ -3,7 +3,7 @@ import type { Usage } from "../agents/protocol.ts";
 import type { RoutineRow } from "../store/routines_store.ts";
 import type { Delivery, RunRow } from "../store/runs_store.ts";
 import type { WorktreeRecord } from "../worktrees/worktree_record.ts";
-import type { DiffStatPage } from "../worktrees/review.ts";
+import type { DiffStatPage } from "../worktrees/worktree_diff.ts";
 import { isAbsoluteHostPath } from "../validate.ts";
 
 /** A routine's `outputTarget` (D21). */

@@ -4,7 +4,8 @@
  */
 import type { SvcClient } from "../client/client.ts";
 import type { Removal } from "../worktrees/worktrees.ts";
-import type { DiffStatPage, Landed } from "../worktrees/review.ts";
+import type { DiffStatPage } from "../worktrees/worktree_diff.ts";
+import type { Landed } from "../worktrees/land_types.ts";
 import type { WorktreeRecord } from "../worktrees/worktree_record.ts";
 import { act } from "./action.ts";
 import { CLIENT_OPTIONS, parseCommandArgs, requireId } from "./args.ts";

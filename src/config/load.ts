@@ -47,6 +47,7 @@ export function parseConfig(text: string, source: string): Config {
     worktrees: { ...DEFAULT_CONFIG.worktrees, ...parsed.worktrees },
     ui: { ...DEFAULT_CONFIG.ui, ...parsed.ui },
     worktreeSetup: parsed.worktreeSetup ?? {},
+    projects: parsed.projects ?? [],
     notify: parsed.notify
       ? { command: parsed.notify.command, on: parsed.notify.on ?? [...DEFAULT_NOTIFY_ON] }
       : null,

@@ -3,6 +3,7 @@ import { PROTOCOLS } from "../agents/protocol.ts";
 import { APPROVAL_POLICIES, type ApprovalPolicy } from "../approvals/broker.ts";
 import { NOTIFY_EVENTS, type NotifyConfig } from "../notify/notify_command.ts";
 import { boundedText, isAbsoluteHostPath } from "../validate.ts";
+import { landVerifySchema, type ProjectLand } from "../worktrees/land_verify.ts";
 import { type WorktreeSetup, worktreeSetupSchema } from "../worktrees/setup.ts";
 
 const HARNESS_ID = /^[a-z0-9][a-z0-9._-]{0,63}$/;
@@ -73,6 +74,11 @@ export const configSchema = z.strictObject({
   }).optional(),
   /** Setup of new worktrees per project root (D27); a routine or a launch may override it. */
   worktreeSetup: z.record(absolutePath, worktreeSetupSchema).optional(),
+  /** Settings per project root (D34: `land.verify`); the longest root holding a repository wins. */
+  projects: z.array(z.strictObject({
+    root: absolutePath,
+    land: z.strictObject({ verify: landVerifySchema.optional() }).optional(),
+  })).max(1000).optional(),
 });
 
 /** The daemon's configuration with defaults applied. */
@@ -97,6 +103,8 @@ export interface Config {
   ui: { stalledAfterSeconds: number };
   /** Setup of new worktrees, keyed by project root (D27). */
   worktreeSetup: Record<string, WorktreeSetup>;
+  /** Per project root: how a land is verified (D34). */
+  projects: ProjectLand[];
 }
 
 /** Defaults for a home without `config.json`. */
@@ -113,4 +121,5 @@ export const DEFAULT_CONFIG: Config = {
   notify: null,
   worktrees: { keep: 10 },
   worktreeSetup: {},
+  projects: [],
 };

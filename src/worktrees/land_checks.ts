@@ -148,3 +148,17 @@ async function untrackedInTheWay(
 export function parseStatusPaths(output: string): string[] {
   return output.split("\0").filter((entry) => entry.length > 3).map((entry) => entry.slice(3));
 }
+
+/** Checking and landing need `git merge-tree --write-tree`: git 2.38 or later (500 `git_unsupported`). */
+export async function requireMergeTree(options: GitOptions): Promise<void> {
+  const version = await gitOk(["--version"], options);
+  const match = /(\d+)\.(\d+)/.exec(version);
+  if (match && (Number(match[1]) > 2 || (Number(match[1]) === 2 && Number(match[2]) >= 38))) {
+    return;
+  }
+  throw new ServiceError(
+    "git_unsupported",
+    500,
+    `Landing needs git 2.38 or later (merge-tree --write-tree); this is ${version.trim()}`,
+  );
+}

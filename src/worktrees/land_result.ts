@@ -6,10 +6,26 @@
  */
 import { git, gitOk, type GitOptions } from "./git.ts";
 import { landConflict } from "./land_checks.ts";
+import { parseMergeTreeFiles } from "./land_check.ts";
 import type { WorktreeRecord } from "./worktree_record.ts";
 
 /** Settings no user configuration may change while svc computes a land. */
 export const NEUTRAL = ["-c", "commit.gpgSign=false", "-c", "core.quotePath=false"];
+
+/** Identity of commits when the owner's git has none configured. */
+const FALLBACK_IDENTITY = {
+  GIT_AUTHOR_NAME: "svc",
+  GIT_AUTHOR_EMAIL: "svc@localhost",
+  GIT_COMMITTER_NAME: "svc",
+  GIT_COMMITTER_EMAIL: "svc@localhost",
+};
+
+/** The owner's identity for commits (no variables), or svc's when git has none configured. */
+export async function commitIdentity(options: GitOptions): Promise<Record<string, string>> {
+  const author = await git(["var", "GIT_AUTHOR_IDENT"], options);
+  const committer = await git(["var", "GIT_COMMITTER_IDENT"], options);
+  return author.code === 0 && committer.code === 0 ? {} : FALLBACK_IDENTITY;
+}
 
 /** What a land takes: the worktree's work on top of the checkout's `target`. */
 export interface LandInput {
@@ -45,9 +61,9 @@ export async function mergedResult(
     ],
     input.options(repo),
   );
-  const [tree, ...rest] = merged.stdout.split("\0");
+  const [tree] = merged.stdout.split("\0");
   if (merged.code === 1) {
-    const files = [...new Set(rest.filter((path) => path !== ""))];
+    const files = parseMergeTreeFiles(merged.stdout);
     throw landConflict(
       sessionId,
       "conflict",

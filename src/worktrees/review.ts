@@ -10,6 +10,10 @@
  * (`land_checks.ts`), and only then moves the checkout with
  * `git merge --ff-only`, which itself refuses rather than overwrite. Every
  * refusal leaves the checkout's HEAD, index and files as they were.
+ *
+ * D34 adds the check (the same merge, answered without landing) and the
+ * verify: the result checked out in a scratch worktree and the project's
+ * command run there before the checkout moves (`land_verify.ts`).
  */
 import { join } from "node:path";
 import { type Clock, isoTime } from "../clock.ts";
@@ -17,59 +21,36 @@ import { ServiceError, sessionNotFound } from "../errors.ts";
 import type { OwnedProcesses } from "../sessions/owned_processes.ts";
 import type { RunsStore } from "../store/runs_store.ts";
 import type { SessionRow, SessionsStore } from "../store/sessions_store.ts";
-import {
-  git,
-  gitOk,
-  type GitOptions,
-  gitPage,
-  type GitResult,
-  type PinnedWorktree,
-} from "./git.ts";
+import { git, gitOk, type GitOptions, type GitResult, type PinnedWorktree } from "./git.ts";
 import { withSnapshotIndex } from "./snapshot.ts";
-import { checkWorktree, type WorktreeCheck, worktreeTampered } from "./worktree_pin.ts";
+import { checkWorktree, worktreeTampered } from "./worktree_pin.ts";
 import type { WorktreeRecord } from "./worktree_record.ts";
-import { IGNORE_SUBMODULES, type Worktrees } from "./worktrees.ts";
-import { type DiffFile, parseNumstatFiles } from "./diff_stat.ts";
-import { mergedResult, NEUTRAL, rebasedResult } from "./land_result.ts";
-import { checkoutBranch, landConflict, nothingToLand, refuseLocalChanges } from "./land_checks.ts";
-
-export const LAND_MODES = ["squash", "merge", "rebase"] as const;
-export type LandMode = typeof LAND_MODES[number];
-
-/** `?stat=1`: the counts of the diff against the base commit. */
-export interface DiffStatPage {
-  sessionId: string;
-  baseCommit: string;
-  headCommit: string;
-  changedFiles: number;
-  insertions: number;
-  deletions: number;
-  files: DiffFile[];
-}
-
-/** A byte range of the unified diff against the base commit. */
-export interface DiffPage {
-  sessionId: string;
-  baseCommit: string;
-  headCommit: string;
-  /** The whole diff's size in bytes. */
-  bytes: number;
-  offset: number;
-  bytesRead: Uint8Array<ArrayBuffer>;
-}
-
-/** What a land did. */
-export interface Landed {
-  sessionId: string;
-  mode: LandMode;
-  /** The owner's branch (`refs/heads/...`) that was moved. */
-  branch: string;
-  previousCommit: string;
-  landedCommit: string;
-  landedAt: string;
-  /** The commit of the worktree's uncommitted changes, when there were some. */
-  uncommittedCommit: string | null;
-}
+import type { Worktrees } from "./worktrees.ts";
+import {
+  type DiffPage,
+  type DiffStatPage,
+  readDiffPage,
+  readDiffStat,
+  refuseUnlanded,
+} from "./worktree_diff.ts";
+import { commitIdentity, mergedResult, NEUTRAL, rebasedResult } from "./land_result.ts";
+import {
+  checkoutBranch,
+  landConflict,
+  nothingToLand,
+  refuseLocalChanges,
+  requireMergeTree,
+} from "./land_checks.ts";
+import { mergeCheck } from "./land_check.ts";
+import type {
+  LandCheck,
+  Landed,
+  LandEventKind,
+  LandHooks,
+  LandMode,
+  LandRequest,
+} from "./land_types.ts";
+import { type LandVerify, runVerify, verifyFailed, verifyPassed } from "./land_verify.ts";
 
 /** What a discard did. */
 export interface Discarded {
@@ -81,24 +62,6 @@ export interface Discarded {
 
 /** Each git command of a diff or a land gets this long. */
 const GIT_TIMEOUT_MS = 120_000;
-/** Identity of commits when the owner's git has none configured. */
-const FALLBACK_IDENTITY = {
-  GIT_AUTHOR_NAME: "svc",
-  GIT_AUTHOR_EMAIL: "svc@localhost",
-  GIT_COMMITTER_NAME: "svc",
-  GIT_COMMITTER_EMAIL: "svc@localhost",
-};
-/** Diff output that is git's own, whatever the owner configured (no external diff, no textconv). */
-const DIFF_FLAGS = [
-  "--no-color",
-  "--submodule=short",
-  "--no-ext-diff",
-  "--no-textconv",
-  "--find-renames",
-  "--src-prefix=a/",
-  "--dst-prefix=b/",
-];
-
 /** The diff, land and discard of isolated sessions' worktrees (D27). */
 export class WorktreeReview {
   readonly #sessions: SessionsStore;
@@ -111,6 +74,9 @@ export class WorktreeReview {
   readonly #locks = new Map<string, Promise<unknown>>();
   /** Whether this git has `merge-tree --write-tree` (2.38 and later), once asked. */
   #gitChecked: Promise<void> | null = null;
+  readonly #verifyFor: (repository: string) => LandVerify | null;
+  readonly #record: (sessionId: string, kind: string, payload: unknown) => Promise<void>;
+  readonly #publish: (kind: LandEventKind, data: Record<string, unknown>) => void;
 
   constructor(options: {
     sessions: SessionsStore;
@@ -120,6 +86,12 @@ export class WorktreeReview {
     /** `$SVC_HOME/worktrees`: scratch worktrees of a rebase go there. */
     root: string;
     processes?: OwnedProcesses;
+    /** The project's configured `land.verify` for a repository (D34). */
+    verifyFor?: (repository: string) => LandVerify | null;
+    /** Appends an event to an ended session's log (`worktree.verify`). */
+    record?: (sessionId: string, kind: string, payload: unknown) => Promise<void>;
+    /** The `land.*` notices of `/stream`. */
+    publish?: (kind: LandEventKind, data: Record<string, unknown>) => void;
   }) {
     this.#sessions = options.sessions;
     this.#runs = options.runs;
@@ -127,59 +99,9 @@ export class WorktreeReview {
     this.#clock = options.clock;
     this.#root = options.root;
     this.#processes = options.processes;
-  }
-
-  /**
-   * Bytes `offset` to `offset + length` of the unified diff of the worktree
-   * against its base: commits, staged, unstaged and new (not ignored) files.
-   * A binary file shows as git's "Binary files ... differ" line.
-   */
-  diff(sessionId: string, offset: number, length: number): Promise<DiffPage> {
-    return this.#reviewed(
-      sessionId,
-      (record, pinned) =>
-        this.#withSnapshot(pinned, async (env, headCommit) => {
-          const page = await gitPage(
-            ["diff", "--cached", ...DIFF_FLAGS, record.baseCommit, "--"],
-            this.#pinnedOptions(pinned, env),
-            offset,
-            length,
-          );
-          if (page.code !== 0) throw new Error(`git diff failed: ${page.stderr}`);
-          return {
-            sessionId,
-            baseCommit: record.baseCommit,
-            headCommit,
-            bytes: page.total,
-            offset: Math.min(offset, page.total),
-            bytesRead: page.bytes,
-          };
-        }),
-    );
-  }
-
-  /** The diff's counts per file and in all (`?stat=1`). */
-  stat(sessionId: string): Promise<DiffStatPage> {
-    return this.#reviewed(
-      sessionId,
-      (record, pinned) =>
-        this.#withSnapshot(pinned, async (env, headCommit) => {
-          const numstat = await this.#gitOk(
-            ["diff", "--cached", "--numstat", "-z", ...DIFF_FLAGS, record.baseCommit, "--"],
-            this.#pinnedOptions(pinned, env),
-          );
-          const files = parseNumstatFiles(numstat);
-          return {
-            sessionId,
-            baseCommit: record.baseCommit,
-            headCommit,
-            changedFiles: files.length,
-            insertions: files.reduce((sum, file) => sum + (file.insertions ?? 0), 0),
-            deletions: files.reduce((sum, file) => sum + (file.deletions ?? 0), 0),
-            files,
-          };
-        }),
-    );
+    this.#verifyFor = options.verifyFor ?? (() => null);
+    this.#record = options.record ?? (() => Promise.resolve());
+    this.#publish = options.publish ?? (() => {});
   }
 
   /** Runs `body` on the session's worktree, untampered, holding the worktree's lock. */
@@ -193,21 +115,112 @@ export class WorktreeReview {
     });
   }
 
-  /** Lands the worktree's work on the owner's checked-out branch (see the module comment). */
-  async land(sessionId: string, request: { mode: LandMode; message?: string }): Promise<Landed> {
-    return await this.#locked(`worktree:${sessionId}`, async () => {
-      this.#gitChecked ??= this.#checkGit();
-      await this.#gitChecked.catch((error) => {
-        this.#gitChecked = null;
-        throw error;
+  /** A page of the diff against the base commit (see `readDiffPage`). */
+  diff(sessionId: string, offset: number, length: number): Promise<DiffPage> {
+    return this.#reviewed(
+      sessionId,
+      (record, pinned) =>
+        this.#withSnapshot(pinned, (env, headCommit) =>
+          readDiffPage(
+            { sessionId, baseCommit: record.baseCommit, headCommit },
+            { offset, length },
+            this.#pinnedOptions(pinned, env),
+          )),
+    );
+  }
+
+  /** The diff's counts per file and in all (`?stat=1`). */
+  stat(sessionId: string): Promise<DiffStatPage> {
+    return this.#reviewed(
+      sessionId,
+      (record, pinned) =>
+        this.#withSnapshot(pinned, (env, headCommit) =>
+          readDiffStat(
+            { sessionId, baseCommit: record.baseCommit, headCommit },
+            this.#pinnedOptions(pinned, env),
+          )),
+    );
+  }
+
+  /**
+   * Whether the work (its uncommitted files too) would merge cleanly into the
+   * checkout's HEAD, and which files both sides changed (D34). Only objects
+   * are written to the repository: its checkout, index, refs and status stay as they were.
+   */
+  async check(sessionId: string): Promise<LandCheck> {
+    await this.#requireGit();
+    return await this.#reviewed(sessionId, async (record, pinned) => {
+      const repo = record.repository;
+      const { work } = await this.#workCommit(sessionId, pinned, {
+        identity: await commitIdentity(this.#options(repo)),
       });
-      const { row, record } = await this.#entry(sessionId);
-      this.#refuseLanding(row, record);
-      const pinned = await this.#pinned(sessionId, record);
-      return await this.#locked(
-        `repository:${record.repository}`,
-        () => this.#land(row, record, pinned, request),
+      const symbolic = await this.#git(["symbolic-ref", "-q", "HEAD"], this.#options(repo));
+      const headCommit = await this.#rev(repo, "HEAD");
+      return {
+        sessionId,
+        branch: symbolic.code === 0 ? symbolic.stdout.trim() : null,
+        headCommit,
+        ...await mergeCheck({ work, target: headCommit }, this.#options(repo)),
+        verify: { configured: this.#verifyFor(repo) !== null },
+      };
+    });
+  }
+
+  /** Lands the worktree's work on the owner's checked-out branch (see the module comment). */
+  async land(sessionId: string, request: LandRequest, hooks: LandHooks = {}): Promise<Landed> {
+    const about = { ...(hooks.itemId && { itemId: hooks.itemId }), sessionId };
+    try {
+      const landed = await this.#locked(`worktree:${sessionId}`, async () => {
+        await this.#requireGit();
+        const { row, record } = await this.#entry(sessionId);
+        this.#refuseLanding(row, record);
+        const pinned = await this.#pinned(sessionId, record);
+        return await this.#locked(
+          `repository:${record.repository}`,
+          () => this.#land(row, record, pinned, { request, hooks, about }),
+        );
+      });
+      this.#publish("land.landed", { ...about, commit: landed.landedCommit });
+      return landed;
+    } catch (error) {
+      const refusal = error instanceof ServiceError ? error : null;
+      const files = refusal?.details?.files;
+      this.#publish("land.failed", {
+        ...about,
+        code: refusal?.code ?? "internal_error",
+        ...(Array.isArray(files) && { files }),
+      });
+      throw error;
+    }
+  }
+
+  /**
+   * After a crash between the checkout moving and the land being recorded
+   * (D34): true when `commit` is in the checkout's HEAD, then recorded as
+   * the session's land; false when it never landed.
+   */
+  landedBefore(sessionId: string, attempt: { commit: string; mode: LandMode }): Promise<boolean> {
+    return this.#locked(`worktree:${sessionId}`, async () => {
+      const row = this.#sessions.get(sessionId);
+      if (!row?.worktree_json) return false;
+      const record = JSON.parse(row.worktree_json) as WorktreeRecord;
+      if (record.landedCommit === attempt.commit) return true;
+      const repo = record.repository;
+      const inHead = await this.#git(
+        ["merge-base", "--is-ancestor", attempt.commit, "HEAD"],
+        this.#options(repo),
       );
+      if (inHead.code !== 0) return false;
+      this.#recordLanded(row, record, { ...attempt, work: record.headCommit ?? attempt.commit });
+      return true;
+    });
+  }
+
+  #requireGit(): Promise<void> {
+    this.#gitChecked ??= requireMergeTree(this.#options(this.#root));
+    return this.#gitChecked.catch((error) => {
+      this.#gitChecked = null;
+      throw error;
     });
   }
 
@@ -231,20 +244,6 @@ export class WorktreeReview {
     }
   }
 
-  /** Landing needs `git merge-tree --write-tree`: git 2.38 or later. */
-  async #checkGit(): Promise<void> {
-    const version = await this.#gitOk(["--version"], this.#options(this.#root));
-    const match = /(\d+)\.(\d+)/.exec(version);
-    if (match && (Number(match[1]) > 2 || (Number(match[1]) === 2 && Number(match[2]) >= 38))) {
-      return;
-    }
-    throw new ServiceError(
-      "git_unsupported",
-      500,
-      `Landing needs git 2.38 or later (merge-tree --write-tree); this is ${version.trim()}`,
-    );
-  }
-
   /**
    * Removes the worktree and deletes its branch. Work never landed
    * (commits beyond base or uncommitted changes) or a tampered worktree
@@ -262,7 +261,10 @@ export class WorktreeReview {
         );
       }
       const check = await checkWorktree(record, this.#options(record.repository));
-      if (!force && !record.landedAt) await this.#refuseUnlanded(sessionId, record, check);
+      if (!force && !record.landedAt) {
+        if (check.tampered !== null) throw worktreeTampered(sessionId, record.path, check.tampered);
+        await refuseUnlanded(sessionId, record, this.#pinnedOptions(check.pinned));
+      }
       await this.#locked(`repository:${record.repository}`, async () => {
         await this.#worktrees.remove(sessionId, record, true);
         const exists = await this.#git(
@@ -281,52 +283,41 @@ export class WorktreeReview {
     });
   }
 
-  /** 409 unless the worktree holds nothing a discard would lose (and svc can tell). */
-  async #refuseUnlanded(
+  /**
+   * The commit of all the worktree's work: its HEAD, or its uncommitted
+   * work committed on top (`tip`), made without touching its index or branch.
+   */
+  async #workCommit(
     sessionId: string,
-    record: WorktreeRecord,
-    check: WorktreeCheck,
-  ): Promise<void> {
-    if (check.tampered !== null) throw worktreeTampered(sessionId, record.path, check.tampered);
-    const options = this.#pinnedOptions(check.pinned);
-    const ahead = await this.#gitOk(["rev-list", "--count", `${record.baseCommit}..HEAD`], options);
-    const status = await this.#gitOk(
-      ["status", "--porcelain", "-z", "--untracked-files=all", IGNORE_SUBMODULES],
-      options,
-    );
-    const commits = Number(ahead.trim());
-    const uncommittedFiles = status.split("\0").filter((entry) => entry !== "").length;
-    if (commits > 0 || uncommittedFiles > 0) {
-      throw new ServiceError(
-        "unlanded_work",
-        409,
-        `The worktree of session "${sessionId}" holds work never landed ` +
-          `(${commits} commits, ${uncommittedFiles} uncommitted files): force discards it`,
-        { sessionId, commits, uncommittedFiles },
-      );
-    }
+    pinned: PinnedWorktree,
+    options: { identity: Record<string, string>; message?: string },
+  ): Promise<{ worktreeHead: string; tip: string | null; work: string }> {
+    const worktreeHead = await this.#pinnedRev(pinned, "HEAD");
+    const tip = await this.#withSnapshot(pinned, async (env, _head, tree) => {
+      if (tree === await this.#pinnedRev(pinned, "HEAD^{tree}")) return null;
+      const message = options.message ?? `Uncommitted work of svc session ${sessionId}`;
+      return (await this.#gitOk(
+        [...NEUTRAL, "commit-tree", tree, "-p", worktreeHead, "-m", message],
+        this.#pinnedOptions(pinned, { ...env, ...options.identity }),
+      )).trim();
+    });
+    return { worktreeHead, tip, work: tip ?? worktreeHead };
   }
 
   async #land(
     row: SessionRow,
     record: WorktreeRecord,
     pinned: PinnedWorktree,
-    request: { mode: LandMode; message?: string },
+    land: { request: LandRequest; hooks: LandHooks; about: Record<string, string> },
   ): Promise<Landed> {
+    const { request, hooks, about } = land;
     const repo = record.repository;
-    const identity = await this.#identity(repo);
-    // 1. The worktree's uncommitted work as a commit on top of its HEAD, made
-    //    without touching its index or branch yet.
-    const worktreeHead = await this.#pinnedRev(pinned, "HEAD");
-    const tip = await this.#withSnapshot(pinned, async (env, _head, tree) => {
-      if (tree === await this.#pinnedRev(pinned, "HEAD^{tree}")) return null;
-      const message = request.message ?? `Uncommitted work of svc session ${row.id}`;
-      return (await this.#gitOk(
-        [...NEUTRAL, "commit-tree", tree, "-p", worktreeHead, "-m", message],
-        this.#pinnedOptions(pinned, { ...env, ...identity }),
-      )).trim();
+    const identity = await commitIdentity(this.#options(repo));
+    // 1. The worktree's uncommitted work as a commit on top of its HEAD.
+    const { worktreeHead, tip, work } = await this.#workCommit(row.id, pinned, {
+      identity,
+      message: request.message,
     });
-    const work = tip ?? worktreeHead;
     if (work === record.baseCommit) throw nothingToLand(row.id, "the worktree has no changes");
     // 2. The owner's checkout: on a branch.
     const branch = await checkoutBranch(row.id, repo, this.#options(repo));
@@ -349,9 +340,27 @@ export class WorktreeReview {
       ? await rebasedResult(input, join(this.#root, `${row.id}.land`))
       : await mergedResult(input, { mode: request.mode, message: request.message });
     if (result === target) throw nothingToLand(row.id, `${branch} already holds its changes`);
-    // 4. Nothing of the owner's in the checkout is in the land's way.
+    this.#publish("land.checked", { ...about, commit: result });
+    // 4. The project's verify passes on the result (D34), run where the checkout is not.
+    const verify = request.verify ?? this.#verifyFor(repo);
+    if (verify) {
+      hooks.verifying?.();
+      const outcome = await runVerify(
+        { repo, result, scratch: join(this.#root, `${row.id}.verify`) },
+        verify,
+        {
+          options: (cwd) => this.#options(cwd),
+          record: (payload) => this.#record(row.id, "worktree.verify", payload),
+          processes: this.#processes,
+        },
+      );
+      if (!verifyPassed(outcome)) throw verifyFailed(row.id, outcome);
+      this.#publish("land.verified", { ...about, commit: result });
+    }
+    // 5. Nothing of the owner's in the checkout is in the land's way.
     await refuseLocalChanges(row.id, { repo, target, result }, this.#options(repo));
-    // 5. Move the checkout: a fast-forward to a commit whose parent is its HEAD.
+    hooks.moving?.(result);
+    // 6. Move the checkout: a fast-forward to a commit whose parent is its HEAD.
     const moved = await this.#git(
       ["merge", "--ff-only", "--quiet", "--no-verify-signatures", result],
       this.#options(repo),
@@ -364,7 +373,7 @@ export class WorktreeReview {
         `git refused to move "${repo}" to the landed commit: ${moved.stderr}`,
       );
     }
-    // 6. The worktree's branch gains the commit of its uncommitted work.
+    // 7. The worktree's branch gains the commit of its uncommitted work.
     if (tip !== null) {
       await this.#git(
         ["update-ref", "-m", "svc land", `refs/heads/${record.branch}`, tip, worktreeHead],
@@ -372,16 +381,7 @@ export class WorktreeReview {
       );
       await this.#git(["reset", "-q", "--mixed", tip], this.#pinnedOptions(pinned));
     }
-    const landedAt = isoTime(this.#clock.now());
-    const landed: WorktreeRecord = {
-      ...record,
-      headCommit: work,
-      landedAt,
-      landedCommit: result,
-      landedMode: request.mode,
-    };
-    this.#sessions.update(row.id, { worktree_json: JSON.stringify(landed) });
-    if (row.run_id) this.#runs.update(row.run_id, { worktree: landed });
+    const landedAt = this.#recordLanded(row, record, { work, commit: result, mode: request.mode });
     return {
       sessionId: row.id,
       mode: request.mode,
@@ -393,11 +393,23 @@ export class WorktreeReview {
     };
   }
 
-  /** The owner's identity for commits, or svc's when git has none configured. */
-  async #identity(repo: string): Promise<Record<string, string>> {
-    const author = await this.#git(["var", "GIT_AUTHOR_IDENT"], this.#options(repo));
-    const committer = await this.#git(["var", "GIT_COMMITTER_IDENT"], this.#options(repo));
-    return author.code === 0 && committer.code === 0 ? {} : FALLBACK_IDENTITY;
+  /** Records the land on the session (and its run); returns when it landed. */
+  #recordLanded(
+    row: SessionRow,
+    record: WorktreeRecord,
+    land: { work: string; commit: string; mode: LandMode },
+  ): string {
+    const landedAt = isoTime(this.#clock.now());
+    const landed: WorktreeRecord = {
+      ...record,
+      headCommit: land.work,
+      landedAt,
+      landedCommit: land.commit,
+      landedMode: land.mode,
+    };
+    this.#sessions.update(row.id, { worktree_json: JSON.stringify(landed) });
+    if (row.run_id) this.#runs.update(row.run_id, { worktree: landed });
+    return landedAt;
   }
 
   /** Runs `body` with a scratch index of the worktree's files (see `withSnapshotIndex`). */

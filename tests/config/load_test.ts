@@ -14,6 +14,7 @@ Deno.test("parseConfig() applies defaults to an empty object", () => {
     approvals: { interactive: "ask", unattended: "deny", timeoutSeconds: 600 },
     worktrees: { keep: 10 },
     worktreeSetup: {},
+    projects: [],
     ui: { stalledAfterSeconds: 120 },
     notify: null,
   });
@@ -114,4 +115,25 @@ Deno.test("parseConfig() names the offending field", async (t) => {
 
 Deno.test("parseConfig() refuses text that is not JSON", () => {
   assert.throws(() => parseConfig("{", "c.json"), ConfigError);
+});
+
+Deno.test("parseConfig() takes land.verify per project root and refuses a relative root (D34)", () => {
+  const verify = { command: ["deno", "task", "check"], timeoutSeconds: 120 };
+  const config = parseConfig(
+    JSON.stringify({ projects: [{ root: "/home/me/project", land: { verify } }] }),
+    "config.json",
+  );
+  assert.deepEqual(config.projects, [{ root: "/home/me/project", land: { verify } }]);
+  assert.throws(
+    () => parseConfig(JSON.stringify({ projects: [{ root: "project" }] }), "config.json"),
+    (error: Error) => error instanceof ConfigError && /projects\.0\.root/.test(error.message),
+  );
+  assert.throws(
+    () =>
+      parseConfig(
+        JSON.stringify({ projects: [{ root: "/p", land: { verify: { command: [] } } }] }),
+        "config.json",
+      ),
+    ConfigError,
+  );
 });
