@@ -23,6 +23,11 @@ import { type LaunchSpec, Supervisor } from "./sessions/supervisor.ts";
 import { Worktrees } from "./worktrees/worktrees.ts";
 import { launchIsolated } from "./worktrees/isolated_launch.ts";
 import { WorktreeReview } from "./worktrees/review.ts";
+import { LandQueue } from "./worktrees/land_queue.ts";
+import { configuredVerify } from "./worktrees/land_verify.ts";
+import { LandQueueStore } from "./store/land_queue_store.ts";
+import { appendToSession } from "./events/session_append.ts";
+import { sendTurnAndClose } from "./sessions/send_back.ts";
 import { configuredSetup } from "./worktrees/setup.ts";
 import { runOutcome } from "./automations/run_outcome.ts";
 import { deliverResult } from "./automations/delivery.ts";
@@ -277,6 +282,35 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       clock,
       root: paths.worktrees,
       processes,
+      verifyFor: (repository) => configuredVerify(config.projects, repository),
+      record: (sessionId, kind, payload) =>
+        appendToSession(eventLog, sessions, { sessionId, kind, payload }),
+      publish: (kind, data) => feed.publish(kind, data),
+    });
+    // D34: the durable land queue; a send-back resumes the agent for one turn (D26).
+    const landQueue = new LandQueue({
+      store: new LandQueueStore(db),
+      lander: review,
+      sendBack: (sessionId, turn) =>
+        sendTurnAndClose(
+          {
+            supervisor,
+            sessions,
+            clock,
+            harness: (id) => {
+              const status = capabilities.harness(id)?.status;
+              return status === undefined || status === "disabled"
+                ? null
+                : harnesses.get(id) ?? null;
+            },
+          },
+          sessionId,
+          { turn, timeoutMs: config.turnTimeoutMinutes * 60_000 },
+        ),
+      sessionExists: (sessionId) => sessions.get(sessionId) !== null,
+      publish: (kind, data) => feed.publish(kind, data),
+      clock,
+      log,
     });
     const runner = new Runner({
       runs: runsStore,
@@ -427,6 +461,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         artifactsDir: paths.artifacts,
       },
       worktrees: { review, budget },
+      landQueue: { queue: landQueue },
     });
     const handler = createHandler(routes, {
       log,
@@ -460,6 +495,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       }
     }
     if (options.scheduler !== false) scheduler.start();
+    landQueue.start().catch((error) => log.error("Starting the land queue failed", { error }));
     idleRelease.run(
       stopping.signal,
       (error) => log.warn("Giving memory back when idle failed", { error: String(error) }),
@@ -482,11 +518,14 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           log.info("svc daemon stopping");
           stopping.abort();
           supervisor.stopLaunches();
+          // Before the verify commands are killed, so the item being landed is left for restart.
+          const landQueueStopped = landQueue.stop();
           // A version probe still running is of no use now: it ends before anything else.
           processes.drain();
           const closing = listeners.map((listener) => listener.shutdown());
           await scheduler.stop();
           runner.stop();
+          await landQueueStopped;
           // A store that cannot take a session's last events (a full disk) would hold this
           // forever: past the deadline they are left as a kill -9 leaves them (never served,
           // so never acknowledged), and start-up recovery ends those sessions.

@@ -11,6 +11,7 @@ import { type SessionDeps, sessionRoutes } from "./sessions.ts";
 import { type StreamDeps, streamRoutes } from "./streams.ts";
 import { type SystemDeps, systemRoutes } from "./system.ts";
 import { type WorktreeRouteDeps, worktreeRoutes } from "./worktree_routes.ts";
+import { type LandQueueRouteDeps, landQueueRoutes } from "./land_queue_routes.ts";
 
 /** What every route family needs, gathered by the daemon. */
 export interface RouteDeps {
@@ -21,6 +22,7 @@ export interface RouteDeps {
   readonly artifacts: ArtifactDeps;
   readonly actions: ActionDeps;
   readonly worktrees: WorktreeRouteDeps;
+  readonly landQueue: LandQueueRouteDeps;
 }
 
 /**
@@ -36,6 +38,7 @@ export function buildRoutes(deps: RouteDeps): Route[] {
     ...eventRoutes(deps.events),
     ...artifactRoutes(deps.artifacts),
     ...worktreeRoutes(deps.worktrees),
+    ...landQueueRoutes(deps.landQueue),
     ...actionRoutes(deps.actions),
     ...approvalRoutes(deps.actions),
   ];

@@ -1,6 +1,6 @@
 /**
- * `GET /sessions/{id}/worktree/diff`, `POST /sessions/{id}/worktree/land`
- * and `.../discard` (D27). All three are owner-only: a diff holds the
+ * `GET /sessions/{id}/worktree/diff`, `.../check` (D34), `POST
+ * /sessions/{id}/worktree/land` and `.../discard` (D27). All are owner-only: a diff holds the
  * worktree's files as they are and cannot be redacted reliably (D23 keeps
  * TCP reads redacted), and land and discard change the owner's repository.
  */
@@ -11,6 +11,7 @@ import { readJsonBody } from "../policy/body.ts";
 import { parseInput } from "../validate.ts";
 import { LAND_MODES } from "../worktrees/land_types.ts";
 import type { WorktreeReview } from "../worktrees/review.ts";
+import { landVerifySchema } from "../worktrees/land_verify.ts";
 import { fitJson } from "./artifacts.ts";
 import { jsonResponse } from "./json.ts";
 import { integerParam } from "./query.ts";
@@ -40,6 +41,9 @@ export const landRequestSchema = z.strictObject({
     .describe(
       "The squash or merge commit's message; with rebase, that of the uncommitted work's commit",
     ),
+  verify: landVerifySchema.optional().describe(
+    "Run this instead of the project's land.verify in the result before the checkout moves (D34)",
+  ),
 });
 
 export const discardRequestSchema = z.strictObject({
@@ -79,6 +83,19 @@ const diffStatSchema = () =>
       insertions: z.int(),
       deletions: z.int(),
       files: z.array(diffFileSchema),
+    }),
+  });
+
+const checkSchema = () =>
+  z.object({
+    check: z.object({
+      sessionId: z.string(),
+      branch: z.string().nullable().describe("The checkout's branch; null when HEAD is detached"),
+      headCommit: z.string().describe("The checkout's HEAD the check was made against"),
+      clean: z.boolean().describe("The work merges into HEAD without a conflict"),
+      conflicts: z.array(z.string()).describe("Files the merge cannot resolve"),
+      bothChanged: z.array(z.string()).describe("Files both sides changed since their merge base"),
+      verify: z.object({ configured: z.boolean() }),
     }),
   });
 
@@ -176,6 +193,23 @@ export function worktreeRoutes(deps: WorktreeRouteDeps): Route[] {
       },
     },
     {
+      method: "GET",
+      path: "/sessions/:id/worktree/check",
+      summary:
+        "Whether the worktree's work lands cleanly on the checkout's HEAD, computed with git " +
+        "merge-tree: the checkout, index, refs and status are not written (D34)",
+      operationId: "checkWorktree",
+      tag: "sessions",
+      responses: {
+        200: { description: "The check", schema: checkSchema },
+        403: errorDoc("`forbidden` over TCP"),
+        404: errorDoc("`session_not_found` or `worktree_not_found`"),
+        409: errorDoc("`worktree_removed`, `worktree_tampered` or `checkout_moved`"),
+      },
+      ownerOnly: "Checking a worktree's land",
+      handler: async ({ params }) => jsonResponse({ check: await deps.review.check(params.id) }),
+    },
+    {
       method: "POST",
       path: "/sessions/:id/worktree/land",
       summary: "Land the worktree's work on the checked-out branch of its repository (D27)",
@@ -188,7 +222,8 @@ export function worktreeRoutes(deps: WorktreeRouteDeps): Route[] {
         404: errorDoc("`session_not_found` or `worktree_not_found`"),
         409: errorDoc(
           "`land_conflict` (nothing changed; `details.reason`: detached_head, dirty_checkout, " +
-            "ignored_files, conflict or checkout_changed; `details.files`), `nothing_to_land`, `already_landed`, " +
+            "ignored_files, conflict or checkout_changed; `details.files`), `verify_failed` (nothing " +
+            "changed; `details.tail`: the end of the command's output), `nothing_to_land`, `already_landed`, " +
             "`session_live`, `worktree_removed`, `worktree_tampered` or `checkout_moved`",
         ),
       },

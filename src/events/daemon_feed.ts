@@ -1,11 +1,12 @@
 /**
  * The daemon-wide feed of `GET /stream` (D19): small notices of what changed
- * (sessions, approvals, automations, runs), each a few ids, without replay —
+ * (sessions, approvals, automations, runs, lands: D34), each a few ids, without replay —
  * clients resync with the list routes when they connect. Each subscriber has
  * a bounded queue: one that stops reading and falls `MAX_QUEUED` notices
  * behind gets `event: overflow` and is closed, so it reconnects and resyncs,
  * and memory stays bounded.
  */
+import type { LandEventKind } from "../worktrees/land_types.ts";
 import { KEEP_ALIVE_MS } from "./session_stream.ts";
 
 /** The kinds of notices (D19). */
@@ -17,7 +18,8 @@ export type FeedKind =
   | "approval.resolved"
   | "automations.changed"
   | "run.started"
-  | "run.ended";
+  | "run.ended"
+  | LandEventKind;
 
 /** Notices a subscriber may fall behind before it is closed. */
 export const MAX_QUEUED = 1000;

@@ -106,6 +106,15 @@ export function capabilityRecords(harnesses: readonly HarnessStatus[]): Capabili
       policy: "owner-only",
       actions: [],
     },
+    {
+      // D34: GET /sessions/{id}/worktree/check, land verify, /land-queue (routes, owner-only).
+      id: "svc.land_queue",
+      label: "Check, verify and queue lands, sending failures back to their agents",
+      owner: "core",
+      status: "enabled",
+      policy: "owner-only",
+      actions: [],
+    },
     ...harnesses.map((harness) => ({
       id: `svc.harness.${harness.id}`,
       label: harness.label,

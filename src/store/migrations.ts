@@ -122,4 +122,25 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX events_permission_resolved ON events (kind)
     WHERE kind = 'agent.permission.resolved';
   `,
+  // 9: the durable land queue (D34): items in order, each attempt's state and the commit a land
+  // moves the checkout to, recorded before it moves so that a land is never done twice.
+  `
+  CREATE TABLE land_queue (
+    id              TEXT PRIMARY KEY,
+    session_id      TEXT NOT NULL,
+    position        INTEGER NOT NULL,
+    state           TEXT NOT NULL,
+    attempts        INTEGER NOT NULL DEFAULT 0,
+    max_attempts    INTEGER NOT NULL,
+    mode            TEXT NOT NULL,
+    verify_json     TEXT,
+    send_back       INTEGER NOT NULL DEFAULT 0,
+    last_error_json TEXT,
+    landing_commit  TEXT,
+    landed_commit   TEXT,
+    created_at      TEXT NOT NULL,
+    updated_at      TEXT NOT NULL
+  );
+  CREATE INDEX land_queue_by_position ON land_queue (position);
+  `,
 ];
