@@ -19,6 +19,7 @@ import { terminalSafe } from "./terminal_text.ts";
 import { watchCommand } from "./watch.ts";
 import { uiCommand } from "./ui.ts";
 import { worktreesCommand } from "./worktrees.ts";
+import { landCommand } from "./land.ts";
 import { inboxCommand } from "./inbox.ts";
 import { usageCommand } from "./usage.ts";
 import { storeCommand } from "./store.ts";
@@ -41,6 +42,7 @@ export const COMMANDS: readonly Command[] = [
   automationsCommand,
   inboxCommand,
   worktreesCommand,
+  landCommand,
   usageCommand,
   logsCommand,
   storeCommand,

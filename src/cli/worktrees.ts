@@ -5,7 +5,7 @@
 import type { SvcClient } from "../client/client.ts";
 import type { Removal } from "../worktrees/worktrees.ts";
 import type { DiffStatPage } from "../worktrees/worktree_diff.ts";
-import type { Landed } from "../worktrees/land_types.ts";
+import type { LandCheck, Landed } from "../worktrees/land_types.ts";
 import type { WorktreeRecord } from "../worktrees/worktree_record.ts";
 import { act } from "./action.ts";
 import { CLIENT_OPTIONS, parseCommandArgs, requireId } from "./args.ts";
@@ -155,6 +155,11 @@ async function diff(args: string[], io: Io): Promise<number> {
     }
     const terminal = Deno.stdout.isTerminal();
     const color = useColor(io, Deno.stdout);
+    // D34: whether it lands cleanly, on standard error so that the patch on standard output stays a patch.
+    const check = await client.get<{ check: LandCheck }>(
+      `/sessions/${encodeURIComponent(id)}/worktree/check`,
+    );
+    if (check.ok) io.err(terminalSafe(checkText(check.body.check)));
     const pager = terminal ? startPager(io) : null;
     try {
       return await pageDiff(client, path, io, (text) => {
@@ -234,6 +239,16 @@ function startPager(io: Io): { write(text: string): Promise<void>; close(): Prom
       await child.status;
     },
   };
+}
+
+/** One line of the land check: clean, or the conflicting files. Pure. */
+export function checkText(check: LandCheck): string {
+  const onto = check.branch?.replace(/^refs\/heads\//, "") ?? "the detached HEAD";
+  if (check.clean) return `Lands cleanly on ${onto} (${check.headCommit.slice(0, 12)})`;
+  return `Conflicts with ${onto} (${
+    check.headCommit.slice(0, 12)
+  }) in ${check.conflicts.length} files: ` +
+    check.conflicts.join(", ");
 }
 
 /** `--stat`: one line per file, then the totals. Pure. */
