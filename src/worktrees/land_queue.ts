@@ -208,15 +208,19 @@ export class LandQueue {
       this.#again = true;
       return;
     }
-    this.#draining = (async () => {
-      do {
-        this.#again = false;
-        for (let row = this.#next(); row !== null && !this.#stopped; row = this.#next()) {
-          await this.#land(row);
-        }
-      } while (this.#again && !this.#stopped);
-    })().catch((error) => this.#log.error("The land queue stopped", { error }))
-      .finally(() => this.#draining = null);
+    this.#again = false;
+    this.#draining = this.#drain()
+      .catch((error) => this.#log.error("The land queue stopped", { error }))
+      .finally(() => {
+        this.#draining = null;
+        if (this.#again) this.#kick();
+      });
+  }
+
+  async #drain(): Promise<void> {
+    for (let row = this.#next(); row !== null && !this.#stopped; row = this.#next()) {
+      await this.#land(row);
+    }
   }
 
   /** The first queued item, unless an item before it failed without send-back. */
