@@ -55,6 +55,10 @@ Deno.test("buildRoutes() marks the owner-only routes (C5.4, D9, D11, D23)", () =
       "POST /sessions/restricted",
       "POST /shutdown",
       "GET /sessions/:id/worktree/diff",
+      "GET /sessions/:id/worktree/check",
+      "GET /land-queue",
+      "POST /land-queue",
+      "POST /land-queue/:itemId/cancel",
     ].sort(),
   );
 });
