@@ -297,6 +297,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
             supervisor,
             sessions,
             clock,
+            resumeChecks: () => ({
+              projectRoots: config.projectRoots,
+              inspectWorktree: (id, record) => worktrees.inspect(id, record),
+            }),
             harness: (id) => {
               const status = capabilities.harness(id)?.status;
               return status === undefined || status === "disabled"

@@ -9,6 +9,7 @@ import { sessionNotFound } from "../errors.ts";
 import { notResumable } from "../policy/resume.ts";
 import type { SessionsStore } from "../store/sessions_store.ts";
 import type { HarnessSpec } from "./harnesses.ts";
+import { checkResume, type ResumeCheckDeps } from "./resume_checks.ts";
 import type { Supervisor } from "./supervisor.ts";
 
 /** What a send-back needs: the supervisor's resume and input, and the usable harnesses. */
@@ -18,6 +19,8 @@ export interface SendBackDeps {
   /** The harness of that id when it is installed and enabled, else null. */
   harness: (id: string) => HarnessSpec | null;
   clock: Clock;
+  /** What resume's launch checks read (issue 33 item 6): a send-back resumes only where a resume may. */
+  resumeChecks: () => ResumeCheckDeps;
 }
 
 /** Resumes the session with `turn` and resolves once it ended (see the module comment). */
@@ -32,7 +35,10 @@ export async function sendTurnAndClose(
   if (ended === null) {
     const harness = deps.harness(row.harness);
     if (harness === null) throw notResumable(sessionId, "harness_unavailable");
-    ended = (await deps.supervisor.resume(sessionId, { harness })).ended;
+    ended = (await deps.supervisor.resume(sessionId, {
+      harness,
+      check: (ended) => checkResume(ended, harness, deps.resumeChecks()),
+    })).ended;
   }
   await deps.supervisor.input(sessionId, options.turn);
   deps.supervisor.close(sessionId);
