@@ -11,9 +11,9 @@ import {
   restartTestDaemon,
   startTestDaemon,
   type TestDaemon,
-  waitForEnd,
 } from "../helpers/daemon.ts";
 import { removeTree, tempHome } from "../helpers/home.ts";
+import { isolatedSession } from "../helpers/isolated_session.ts";
 import { git, gitRepository } from "../helpers/git.ts";
 import { httpRequest, rawHttp } from "../helpers/http.ts";
 
@@ -26,18 +26,11 @@ async function sessionWith(
   repo: string,
   files: Record<string, string>,
 ): Promise<string> {
-  const launch = await t.client.post<AnyJson>("/sessions", {
-    projectRoot: repo,
-    harness: "fixture",
-    prompt: "exit 0",
-    isolation: "worktree",
-  });
-  assert.equal(launch.status, 201, JSON.stringify(launch.body));
-  await waitForEnd(t.client, launch.body.id);
+  const { id, path } = await isolatedSession(t, repo);
   for (const [name, text] of Object.entries(files)) {
-    await Deno.writeTextFile(`${launch.body.worktree.path}/${name}`, text);
+    await Deno.writeTextFile(`${path}/${name}`, text);
   }
-  return launch.body.id;
+  return id;
 }
 
 /** Everything of the checkout a refused land or a check must leave as it was. */

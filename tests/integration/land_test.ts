@@ -11,23 +11,11 @@ import {
   waitForEnd,
 } from "../helpers/daemon.ts";
 import { removeTree } from "../helpers/home.ts";
+import { isolatedSession } from "../helpers/isolated_session.ts";
 import { git, gitRepository } from "../helpers/git.ts";
 
 // deno-lint-ignore no-explicit-any
 type AnyJson = Record<string, any>;
-
-/** An ended isolated session of the fixture harness; returns its id and worktree path. */
-async function isolatedSession(t: TestDaemon, repo: string): Promise<{ id: string; path: string }> {
-  const launch = await t.client.post<AnyJson>("/sessions", {
-    projectRoot: repo,
-    harness: "fixture",
-    prompt: "exit 0",
-    isolation: "worktree",
-  });
-  assert.equal(launch.status, 201, JSON.stringify(launch.body));
-  await waitForEnd(t.client, launch.body.id);
-  return { id: launch.body.id, path: launch.body.worktree.path };
-}
 
 /** The "agent's" work: two commits, a staged change, an unstaged change and a new file. */
 async function agentWork(path: string): Promise<void> {
