@@ -148,9 +148,9 @@ export class WorktreeReview {
    * are written to the repository: its checkout, index, refs and status stay as they were.
    */
   async check(sessionId: string): Promise<LandCheck> {
-    await this.#requireGit();
     return await this.#reviewed(sessionId, async (record, pinned) => {
       const repo = record.repository;
+      await this.#requireGit();
       const { work } = await this.#workCommit(sessionId, pinned, {
         identity: await commitIdentity(this.#options(repo)),
       });
@@ -171,8 +171,8 @@ export class WorktreeReview {
     const about = { ...(hooks.itemId && { itemId: hooks.itemId }), sessionId };
     try {
       const landed = await this.#locked(`worktree:${sessionId}`, async () => {
-        await this.#requireGit();
         const { row, record } = await this.#entry(sessionId);
+        await this.#requireGit();
         this.#refuseLanding(row, record);
         const pinned = await this.#pinned(sessionId, record);
         return await this.#locked(
@@ -216,8 +216,12 @@ export class WorktreeReview {
     });
   }
 
+  /**
+   * git's version, asked once. In the filesystem's root: svc's worktrees
+   * folder may not exist yet, and a moved checkout is answered by its own check.
+   */
   #requireGit(): Promise<void> {
-    this.#gitChecked ??= requireMergeTree(this.#options(this.#root));
+    this.#gitChecked ??= requireMergeTree(this.#options("/"));
     return this.#gitChecked.catch((error) => {
       this.#gitChecked = null;
       throw error;

@@ -182,7 +182,7 @@ Deno.test("every command that takes an id takes a unique prefix of it (issue 38 
     for (const verb of ["diff", "land", "discard"]) {
       const refused = await d.svc(["worktrees", verb, await short(raw)]);
       assert.equal(refused.code, 1, verb);
-      assert.match(refused.stderr, /^worktree_not_found: /, verb);
+      assert.match(refused.stderr, /^worktree_not_found: /, `${verb}: ${refused.stderr}`);
     }
     const killed = await d.svc(["sessions", "kill", (await short(raw)).slice(4).toLowerCase()]);
     assert.equal(killed.code, 0, killed.stderr);

@@ -312,3 +312,25 @@ Deno.test("a land that would write over an ignored file of the checkout is refus
     assert.equal(await Deno.readTextFile(`${repo}/.env`), "SECRET=owner\n");
   });
 });
+
+Deno.test("land and check of a session without a worktree, before any worktree exists: 404 worktree_not_found, not 500 (D27)", async () => {
+  await using t = await startTestDaemon({ configJson: { harnesses: fixtureHarnesses() } });
+  const root = await Deno.makeTempDir();
+  try {
+    const launch = await t.client.post<AnyJson>("/sessions", {
+      projectRoot: root,
+      harness: "fixture",
+      prompt: "exit 0",
+    });
+    assert.equal(launch.status, 201, JSON.stringify(launch.body));
+    await waitForEnd(t.client, launch.body.id);
+    const landed = await land(t, launch.body.id, { mode: "squash" });
+    assert.equal(landed.status, 404, JSON.stringify(landed.body));
+    assert.equal(landed.body.error.code, "worktree_not_found");
+    const checked = await t.client.get<AnyJson>(`/sessions/${launch.body.id}/worktree/check`);
+    assert.equal(checked.status, 404, JSON.stringify(checked.body));
+    assert.equal(checked.body.error.code, "worktree_not_found");
+  } finally {
+    await removeTree(root);
+  }
+});
