@@ -14,6 +14,7 @@ import {
   type SessionRecord,
   type Snapshot,
 } from "./model.ts";
+import { type Clock, systemClock } from "../clock.ts";
 
 /** Everything a full sync reads from the list routes. */
 export interface SyncedLists {
@@ -27,11 +28,13 @@ export interface SyncedLists {
 }
 
 /**
- * Views hear of changes at most this often: 50 busy sessions send 50
+ * Views hear of progress at most this often: 50 busy sessions send 50
  * progress notices a second, and a frame per notice would cost the UI most
  * of a core (measured: 54 % of one for 50 sessions). Four fleet frames a
  * second are plenty to read; the focused session's conversation has its own
- * store and is not delayed.
+ * store and is not delayed, and what the user acts on (an approval, a
+ * session that needs them or ended, the connection) is published at once
+ * (issue 38: approvals reached the screen 250 ms late at p50).
  */
 export const NOTIFY_INTERVAL_MS = 250;
 
@@ -39,12 +42,15 @@ export class UiStore {
   #snapshot: Snapshot = EMPTY_SNAPSHOT;
   readonly #listeners = new Set<() => void>();
   #lastNotified = -Infinity;
-  #pendingNotify: ReturnType<typeof setTimeout> | null = null;
+  /** Aborts the wait of a publication that is held back. */
+  #pendingNotify: AbortController | null = null;
   readonly #notifyIntervalMs: number;
+  readonly #clock: Clock;
 
-  /** `notifyIntervalMs`: 0 tells views of every change at once (tests). */
-  constructor(options: { notifyIntervalMs?: number } = {}) {
+  /** `notifyIntervalMs`: 0 tells views of every change at once (tests); `clock`: the throttle's. */
+  constructor(options: { notifyIntervalMs?: number; clock?: Clock } = {}) {
     this.#notifyIntervalMs = options.notifyIntervalMs ?? NOTIFY_INTERVAL_MS;
+    this.#clock = options.clock ?? systemClock;
   }
   /** The session on screen: its finished turns and failures are seen as they happen. */
   #focused: string | null = null;
@@ -86,12 +92,12 @@ export class UiStore {
       harnesses: lists.harnesses,
       todayCostUsd: lists.todayCostUsd,
       unseen: new Set([...this.#snapshot.unseen].filter((id) => sessions.has(id))),
-    });
+    }, { now: true });
   }
 
   /** The daemon cannot be reached (or the feed dropped): say so, keep what is known. */
   disconnected(reason: string): void {
-    this.#set({ ...this.#snapshot, connection: "disconnected", banner: reason });
+    this.#set({ ...this.#snapshot, connection: "disconnected", banner: reason }, { now: true });
   }
 
   /** A session's record changed (created, updated, ended). */
@@ -106,7 +112,9 @@ export class UiStore {
     if ((turnEnded || failed) && record.id !== this.#focused) {
       unseen = new Set(unseen).add(record.id);
     }
-    this.#set({ ...this.#snapshot, sessions, unseen });
+    // Waiting, a finished turn, an ending: the user acts on these, so they are not held back.
+    const changed = previous?.status !== record.status || previous?.activity !== record.activity;
+    this.#set({ ...this.#snapshot, sessions, unseen }, { now: changed });
   }
 
   /** A session's log grew (`session.progress`). */
@@ -120,7 +128,7 @@ export class UiStore {
   approvals(approvals: readonly PendingApproval[]): void {
     const known = new Set(this.#snapshot.approvals.map(approvalKey));
     this.#newApprovals += approvals.filter((a) => !known.has(approvalKey(a))).length;
-    this.#set({ ...this.#snapshot, approvals });
+    this.#set({ ...this.#snapshot, approvals }, { now: true });
   }
 
   /** Routines and inbox, read again after an automation change or a run. */
@@ -139,20 +147,31 @@ export class UiStore {
     if (sessionId === null || !this.#snapshot.unseen.has(sessionId)) return;
     const unseen = new Set(this.#snapshot.unseen);
     unseen.delete(sessionId);
-    this.#set({ ...this.#snapshot, unseen });
+    this.#set({ ...this.#snapshot, unseen }, { now: true });
   }
 
-  #set(snapshot: Snapshot): void {
+  /** Replaces the snapshot; views hear of it at once (`now`) or within the interval. */
+  #set(snapshot: Snapshot, options: { now?: boolean } = {}): void {
     this.#snapshot = snapshot;
+    if (options.now) return this.#notify();
     if (this.#pendingNotify !== null) return;
-    const wait = this.#lastNotified + this.#notifyIntervalMs - performance.now();
+    // At most one interval, even when the wall clock stepped back.
+    const wait = Math.min(
+      this.#notifyIntervalMs,
+      this.#lastNotified + this.#notifyIntervalMs - this.#clock.now(),
+    );
     if (wait <= 0) return this.#notify();
-    this.#pendingNotify = setTimeout(() => this.#notify(), wait);
+    const pending = new AbortController();
+    this.#pendingNotify = pending;
+    void this.#clock.sleep(wait, pending.signal).then(() => {
+      if (!pending.signal.aborted) this.#notify();
+    });
   }
 
   #notify(): void {
+    this.#pendingNotify?.abort();
     this.#pendingNotify = null;
-    this.#lastNotified = performance.now();
+    this.#lastNotified = this.#clock.now();
     for (const listener of this.#listeners) listener();
   }
 }
