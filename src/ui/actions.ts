@@ -89,6 +89,12 @@ export class UiActions {
     return this.#call(`/sessions/${enc(sessionId)}/resume`, {}, "Resumed", {});
   }
 
+  /** The input line of an ended conversation: resumes it (D26), then sends `text` as its turn. */
+  async resumeAndSend(sessionId: string, text: string): Promise<Outcome> {
+    const resumed = await this.resume(sessionId);
+    return resumed.ok ? this.send(sessionId, text) : resumed;
+  }
+
   /** Runs a routine now (`svc.automations.run`). */
   async runRoutine(id: string): Promise<Outcome> {
     const response = await this.#post("/actions", { action: "svc.automations.run", id });

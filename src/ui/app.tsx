@@ -7,8 +7,14 @@ import { Box, Text, useApp, useInput, useWindowSize } from "ink";
 import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
 import type { Key } from "ink";
 import { edit, keyName, splitKey } from "./key_input.ts";
-import { safeLine } from "./format.ts";
 import type { Outcome, UiActions } from "./actions.ts";
+import {
+  alwaysConfirm,
+  type Confirm,
+  killConfirm,
+  quitConfirm,
+  routineConfirm,
+} from "./confirms.ts";
 import type { FocusStore } from "./focus.ts";
 import { type Command, commandFor, type View, VIEWS } from "./keymap.ts";
 import {
@@ -20,7 +26,6 @@ import {
   type SessionRecord,
 } from "./model.ts";
 import type { UiStore } from "./store.ts";
-import { alwaysChoices, type RuleScope } from "../policy/approval_rules.ts";
 import type { UiSync } from "./sync.ts";
 import { type Measure, type TranscriptScroll, TranscriptWindow } from "./transcript_window.ts";
 import { ApprovalsView } from "./components/approvals_view.tsx";
@@ -29,7 +34,8 @@ import { FleetView } from "./components/fleet_view.tsx";
 import { Header } from "./components/header.tsx";
 import { HelpOverlay } from "./components/help_overlay.tsx";
 import { inboxOrder, InboxView } from "./components/inbox_view.tsx";
-import { FORM_FIELDS, type FormState, NewSessionView } from "./components/new_session_view.tsx";
+import { NewSessionView } from "./components/new_session_view.tsx";
+import { emptyForm, formKey, type FormState } from "./new_session_form.ts";
 import { RoutinesView } from "./components/routines_view.tsx";
 import { SessionView } from "./components/session_view.tsx";
 import { ColorContext } from "./components/theme.ts";
@@ -55,21 +61,6 @@ export interface AppProps {
   /** How wide a grapheme is (string-width; tests count what the session view measures). */
   measure?: Measure;
 }
-
-/** A question over the view: `y` runs it, or one of `keys` with its value (the scope chooser). */
-interface Confirm {
-  lines: string[];
-  keys?: Record<string, string>;
-  run: (choice?: string) => Promise<Outcome>;
-}
-
-const EMPTY_FORM: Omit<FormState, "projectRoot"> = {
-  field: "prompt",
-  harness: 0,
-  prompt: "",
-  model: "",
-  worktree: false,
-};
 
 export function App(props: AppProps) {
   return (
@@ -102,7 +93,7 @@ function Screen(props: AppProps) {
   const [transcript] = useState(() => new TranscriptWindow(props.measure));
   const [confirm, setConfirm] = useState<Confirm | null>(null);
   const [message, setMessage] = useState<Outcome | null>(null);
-  const [form, setForm] = useState<FormState>({ ...EMPTY_FORM, projectRoot: props.cwd });
+  const [form, setForm] = useState<FormState>(() => emptyForm(props.cwd));
   const [launching, setLaunching] = useState(false);
   const [reading, setReading] = useState<
     { runId: string; lines: string[]; scroll: number } | null
@@ -177,9 +168,13 @@ function Screen(props: AppProps) {
 
   const run = (command: Command) => {
     switch (command) {
-      case "quit":
-        app.exit();
+      case "quit": {
+        const live = [...snapshot.sessions.values()].filter((s) => s.status === "running");
+        const ask = quitConfirm(live.length, app.exit);
+        if (ask) setConfirm(ask);
+        else app.exit();
         return;
+      }
       case "help":
         setHelp((shown) => !shown);
         return;
@@ -269,22 +264,13 @@ function Screen(props: AppProps) {
           setMessage({ ok: false, message: "No request waits here" });
           return;
         }
-        // D28: "always" is a rule of svc's; the user picks where it applies, seeing each rule.
-        const approval = chosenApproval;
-        setConfirm({
-          lines: [
-            "Always allow — the rule it creates:",
-            ...alwaysChoices(approval).map(safeLine),
-            "s this session · p this project · e everywhere · Esc cancels",
-          ],
-          keys: { s: "session", p: "project", e: "everywhere" },
-          run: (scope) => actions.answer(approval, "allow", scope as RuleScope),
-        });
+        setConfirm(alwaysConfirm(chosenApproval, actions));
         return;
       }
       case "input":
-        if (session?.status === "running") setInput("");
-        else setMessage({ ok: false, message: "The session is not live" });
+        // An ended conversation too: Enter resumes it, so typed words never fall through as keys.
+        if (session) setInput("");
+        else setMessage({ ok: false, message: "No session in focus" });
         return;
       case "interrupt":
         if (session) report(actions.interrupt(session.id));
@@ -293,12 +279,7 @@ function Screen(props: AppProps) {
         if (session) report(actions.close(session.id));
         return;
       case "kill":
-        if (session) {
-          setConfirm({
-            lines: [`Kill ${session.id} (${safeLine(session.harness)})? y kills, n keeps it`],
-            run: () => actions.kill(session.id),
-          });
-        }
+        if (session) setConfirm(killConfirm(session, actions));
         return;
       case "resume":
         if (session && session.status !== "running") report(actions.resume(session.id));
@@ -325,18 +306,7 @@ function Screen(props: AppProps) {
       }
       case "pause-routine": {
         const routine = snapshot.routines[index("routines")];
-        if (!routine) return;
-        const activate = routine.status !== "ACTIVE";
-        setConfirm({
-          lines: [
-            `${activate ? "Activate" : "Pause"} routine ${safeLine(routine.id)}?`,
-            `  name     ${safeLine(routine.name)}`,
-            `  runtime  ${safeLine(routine.runtime)}`,
-            `  next due ${routine.nextDueAt ?? "-"}`,
-            "y confirms, n cancels",
-          ],
-          run: () => actions.setRoutineStatus(routine.id, activate ? "ACTIVE" : "PAUSED"),
-        });
+        if (routine) setConfirm(routineConfirm(routine, actions));
         return;
       }
       case "mark-read": {
@@ -387,7 +357,7 @@ function Screen(props: AppProps) {
       actions.launch({ ...form, harness: harness.id }).finally(() => {
         setLaunching(false);
       }).then((outcome) => {
-        if (outcome.ok) setForm({ ...EMPTY_FORM, projectRoot: form.projectRoot });
+        if (outcome.ok) setForm(emptyForm(form.projectRoot));
         return outcome;
       }),
     );
@@ -419,11 +389,13 @@ function Screen(props: AppProps) {
     if (confirm) {
       if (confirm.keys) {
         const choice = Object.hasOwn(confirm.keys, name) ? confirm.keys[name] : undefined;
-        if (choice !== undefined) report(confirm.run(choice));
+        const outcome = choice === undefined ? null : confirm.run(choice);
+        if (outcome) report(outcome);
         if (choice !== undefined || name === "<escape>") setConfirm(null);
         return;
       }
-      if (name === "y") report(confirm.run());
+      const outcome = name === "y" ? confirm.run() : null;
+      if (outcome) report(outcome);
       if (name === "y" || name === "n" || name === "<escape>") setConfirm(null);
       return;
     }
@@ -438,38 +410,26 @@ function Screen(props: AppProps) {
     if (input !== null) {
       if (name === "<escape>") setInput(null);
       else if (name === "<return>") {
-        if (session && input.trim() !== "") report(actions.send(session.id, input));
+        if (session && input.trim() !== "") {
+          report(
+            session.status === "running"
+              ? actions.send(session.id, input)
+              : actions.resumeAndSend(session.id, input),
+          );
+        }
         setInput(null);
       } else if (name === "<ctrl-c>") setInput(null);
       else setInput((current) => edit(current ?? "", text, key));
       return;
     }
     if (view === "new" && !help) {
-      if (name === "<escape>") return setView("fleet");
-      if (name === "<return>") return launch();
-      if (name === "<up>" || name === "<down>") {
-        const at = FORM_FIELDS.indexOf(form.field) + (name === "<up>" ? -1 : 1);
-        const field = FORM_FIELDS[(at + FORM_FIELDS.length) % FORM_FIELDS.length];
-        return setForm({ ...form, field });
-      }
-      if (form.field === "harness" && (key.leftArrow || key.rightArrow)) {
-        const count = Math.max(1, snapshot.harnesses.length);
-        return setForm({
-          ...form,
-          harness: (form.harness + (key.leftArrow ? count - 1 : 1)) % count,
-        });
-      }
-      if (form.field === "worktree" && text === " ") {
-        return setForm({ ...form, worktree: !form.worktree });
-      }
-      if (form.field === "projectRoot" || form.field === "prompt" || form.field === "model") {
-        if (name === "<tab>" || name === "<ctrl-c>") return;
-        return setForm({ ...form, [form.field]: edit(form[form.field], text, key) });
-      }
-      if (name === "<ctrl-c>") return app.exit();
-      return;
+      const step = formKey(form, { name, text, key }, snapshot.harnesses.length);
+      if (step === null) return;
+      if ("form" in step) return setForm(step.form);
+      if (step.do === "launch") return launch();
+      if (step.do === "back") return setView("fleet");
+      return run("quit");
     }
-    if (name === "<ctrl-c>" && view !== "session") return app.exit();
     const command = commandFor(name, view);
     if (command) run(command);
   };

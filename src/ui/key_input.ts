@@ -33,6 +33,8 @@ export function keyName(
   key: {
     upArrow: boolean;
     downArrow: boolean;
+    leftArrow: boolean;
+    rightArrow: boolean;
     pageUp: boolean;
     pageDown: boolean;
     return: boolean;
@@ -43,6 +45,8 @@ export function keyName(
 ): string {
   if (key.upArrow) return "<up>";
   if (key.downArrow) return "<down>";
+  if (key.leftArrow) return "<left>";
+  if (key.rightArrow) return "<right>";
   if (key.pageUp) return "<pageup>";
   if (key.pageDown) return "<pagedown>";
   if (key.return) return "<return>";

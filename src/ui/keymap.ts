@@ -53,6 +53,7 @@ export type Command =
   | "allow"
   | "deny"
   | "always"
+  | "more-request"
   | "interrupt"
   | "close"
   | "kill"
@@ -61,7 +62,10 @@ export type Command =
   | "input"
   | "run-routine"
   | "pause-routine"
-  | "mark-read";
+  | "mark-read"
+  | "previous-harness"
+  | "next-harness"
+  | "toggle-worktree";
 
 /** One binding: the key as Ink reports it, where it works, and what the help says. */
 export interface Binding {
@@ -74,12 +78,19 @@ export interface Binding {
   readonly help: string;
 }
 
-const VIEWS_HELP = "the views, numbered in the header";
+const VIEWS_HELP = "the views by number";
+const REQUEST_VIEWS: readonly View[] = ["approvals", "session"];
 
-/** The keymap. Keys are single characters or Ink key names in angle brackets. */
+/**
+ * The keymap. Keys are single characters or Ink key names in angle brackets.
+ * A key means one thing wherever it works (issue 38); D25 gives `a` and `r`
+ * one meaning per view, and Ctrl-C interrupts a turn in the session view and
+ * quits elsewhere, as in any terminal program.
+ */
 export const KEYMAP: readonly Binding[] = [
   { key: "?", command: "help", help: "this help" },
-  { key: "q", command: "quit", help: "quit" },
+  { key: "q", command: "quit", help: "quit (asks if sessions are live)" },
+  { key: "<ctrl-c>", label: "Ctrl-C", command: "quit", help: "quit, outside a session" },
   { key: "<tab>", label: "Tab", command: "next-view", help: "next view" },
   { key: "1", command: "view-fleet", help: VIEWS_HELP },
   { key: "2", command: "view-attention", help: VIEWS_HELP },
@@ -88,53 +99,23 @@ export const KEYMAP: readonly Binding[] = [
   { key: "5", command: "view-routines", help: VIEWS_HELP },
   { key: "6", command: "view-inbox", help: VIEWS_HELP },
   { key: "c", command: "new-session", help: "new session" },
-  { key: "n", command: "next-attention", help: "next session that needs you" },
-  { key: "<up>", label: "↑/k", command: "up", help: "move up" },
-  {
-    key: "k",
-    command: "up",
-    help: "move up",
-    views: ["fleet", "attention", "approvals", "routines", "inbox"],
-  },
-  { key: "<down>", label: "↓/j", command: "down", help: "move down" },
-  {
-    key: "j",
-    command: "down",
-    help: "move down",
-    views: ["fleet", "attention", "approvals", "routines", "inbox"],
-  },
+  { key: "!", command: "next-attention", help: "next session that needs you" },
+  { key: "<up>", label: "↑", command: "up", help: "up a row or a line" },
+  { key: "k", command: "up", help: "up a row or a line" },
+  { key: "<down>", label: "↓", command: "down", help: "down a row or a line" },
+  { key: "j", command: "down", help: "down a row or a line" },
   { key: "<pageup>", label: "PgUp", command: "page-up", help: "page up" },
   { key: "<pagedown>", label: "PgDn", command: "page-down", help: "page down" },
-  {
-    key: "g",
-    command: "top",
-    help: "to the top (oldest line)",
-    views: ["fleet", "attention", "approvals", "session", "routines", "inbox"],
-  },
-  {
-    key: "G",
-    command: "bottom",
-    help: "to the bottom (follow live)",
-    views: ["fleet", "attention", "approvals", "session", "routines", "inbox"],
-  },
-  {
-    key: "<return>",
-    label: "Enter",
-    command: "open",
-    help: "open the selection",
-  },
+  { key: "g", command: "top", help: "to the top" },
+  { key: "G", command: "bottom", help: "to the bottom, following live" },
+  { key: "<return>", label: "Enter", command: "open", help: "open the selection" },
   { key: "<escape>", label: "Esc", command: "back", help: "back, or cancel" },
   { key: "/", command: "filter", help: "filter the fleet", views: ["fleet"] },
   { key: "a", command: "toggle-ended", help: "show ended sessions too", views: ["fleet"] },
-  { key: "y", command: "allow", help: "allow the request", views: ["approvals", "session"] },
-  { key: "n", command: "deny", help: "deny the request", views: ["approvals"] },
-  { key: "N", command: "deny", help: "deny the request", views: ["session"] },
-  {
-    key: "a",
-    command: "always",
-    help: "always allow (asks where)",
-    views: ["approvals", "session"],
-  },
+  { key: "y", command: "allow", help: "allow the request", views: REQUEST_VIEWS },
+  { key: "n", command: "deny", help: "deny the request", views: REQUEST_VIEWS },
+  { key: "a", command: "always", help: "always allow (asks where)", views: REQUEST_VIEWS },
+  { key: "v", command: "more-request", help: "more of a long request", views: REQUEST_VIEWS },
   { key: "i", command: "input", help: "type the next turn", views: ["session"] },
   {
     key: "<ctrl-c>",
@@ -148,13 +129,24 @@ export const KEYMAP: readonly Binding[] = [
   { key: "d", command: "diff", help: "the worktree's diff", views: ["session"] },
   { key: "r", command: "resume", help: "resume the conversation", views: ["session"] },
   { key: "r", command: "run-routine", help: "run the routine now", views: ["routines"] },
-  {
-    key: "p",
-    command: "pause-routine",
-    help: "pause or activate (asks)",
-    views: ["routines"],
-  },
+  { key: "p", command: "pause-routine", help: "pause or activate (asks)", views: ["routines"] },
   { key: "m", command: "mark-read", help: "mark the result read", views: ["inbox"] },
+  {
+    key: "<left>",
+    label: "←",
+    command: "previous-harness",
+    help: "previous harness",
+    views: ["new"],
+  },
+  { key: "<right>", label: "→", command: "next-harness", help: "next harness", views: ["new"] },
+  { key: " ", label: "Space", command: "toggle-worktree", help: "worktree on/off", views: ["new"] },
+  {
+    key: "<return>",
+    label: "Enter",
+    command: "open",
+    help: "launch and open the session",
+    views: ["new"],
+  },
 ];
 
 /** The command `key` runs in `view`: a view's own binding wins over a global one. */

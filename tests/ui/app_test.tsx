@@ -47,7 +47,7 @@ Deno.test("svc ui filters the fleet with /", async () => {
   app.unmount();
 });
 
-Deno.test("svc ui attention: approval first, then failed or stalled, then finished turns; n jumps", async () => {
+Deno.test("svc ui attention: approval first, then failed or stalled, then finished turns; ! jumps", async () => {
   const app = renderApp(fleetLists());
   // A turn that ends while the user looks elsewhere is one to look at.
   app.store.session(session({ id: "ses_01IDLE00000000000000000000", activity: "working" }));
@@ -61,10 +61,10 @@ Deno.test("svc ui attention: approval first, then failed or stalled, then finish
   assert.ok(order.every((at) => at >= 0), frame);
   assert.deepEqual([...order].sort((a, b) => a - b), order, frame);
   assert.deepEqual(app.terminal.titles.at(-1), "svc — 3 need you");
-  await app.press("n");
+  await app.press("!");
   assert.deepEqual(app.focused, ["ses_01WAITING0000000000000000"]);
   assert.match(app.frame(), /ses_01WAITING0000000000000000 codex/);
-  await app.press("n");
+  await app.press("!");
   assert.equal(app.focused.at(-1), "ses_01STALLED00000000000000000");
   app.unmount();
 });
@@ -194,7 +194,7 @@ Deno.test("svc ui session view: scrollback, live partial text, the session's req
   });
   await app.press("3", KEY.enter);
   assert.match(app.frame(), /\? Bash: Bash: npm test/);
-  await app.press("N");
+  await app.press("n");
   assert.equal(app.calls.at(-1)?.body.decision, "deny");
   app.focus.append(
     Array.from({ length: 60 }, (_, i) => ({
@@ -454,7 +454,7 @@ Deno.test("svc ui moves with j/k and the arrows, g/G, PgUp/PgDn; Esc goes back; 
   assert.doesNotMatch(app.frame(), /Always allow/);
   await app.press(KEY.escape);
   assert.match(app.frame(), /sessions live/, "Esc: back to the fleet");
-  await app.press("q");
+  await app.press("q", "y");
   const frames = app.frames.length;
   await app.press("j");
   assert.equal(app.frames.length, frames, "after q nothing is drawn");

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { commandFor, helpFor, KEYMAP, VIEWS } from "../../src/ui/keymap.ts";
 
 Deno.test("commandFor(): a view's own key wins over a global one", () => {
-  assert.equal(commandFor("n", "fleet"), "next-attention");
+  assert.equal(commandFor("n", "fleet"), null);
+  assert.equal(commandFor("!", "approvals"), "next-attention");
   assert.equal(commandFor("n", "approvals"), "deny");
   assert.equal(commandFor("a", "fleet"), "toggle-ended");
   assert.equal(commandFor("a", "approvals"), "always");
@@ -32,5 +33,24 @@ Deno.test("every command of the keymap is reachable from some view", () => {
       views.some((view) => commandFor(binding.key, view) === binding.command),
       `${binding.key} → ${binding.command}`,
     );
+  }
+});
+
+Deno.test("commandFor(): a key means one thing in every view (issue 38 item 9)", () => {
+  // D25 names `a` (ended sessions in the fleet, always elsewhere) and `r` (resume, run a routine)
+  // per view, and Ctrl-C interrupts a turn but quits elsewhere; every other key has one meaning.
+  const perView = new Set(["a", "r", "<ctrl-c>"]);
+  for (const key of new Set(KEYMAP.map((binding) => binding.key))) {
+    if (perView.has(key)) continue;
+    const commands = new Set(
+      VIEWS.map((view) => commandFor(key, view)).filter((command) => command !== null),
+    );
+    assert.equal(commands.size, 1, `${key}: ${[...commands].join(", ")}`);
+  }
+  for (const view of ["session", "approvals"] as const) assert.equal(commandFor("n", view), "deny");
+  for (const view of ["fleet", "session", "approvals"] as const) {
+    assert.equal(commandFor("!", view), "next-attention");
+    assert.equal(commandFor("j", view), "down");
+    assert.equal(commandFor("k", view), "up");
   }
 });

@@ -19,7 +19,7 @@ export function AttentionView(
   const [start, end] = windowOf(props.items.length, props.selected, Math.max(1, props.height - 2));
   return (
     <Box flexDirection="column">
-      <Text dimColor>Sessions that need you · Enter opens · n jumps to the next from any view</Text>
+      <Text dimColor>Sessions that need you · Enter opens · ! jumps to the next from any view</Text>
       <Row>
         <Cell width={14} dim>WHY</Cell>
         <Cell width={13} dim>ID</Cell>

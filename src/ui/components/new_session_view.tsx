@@ -4,20 +4,7 @@ import { safeLine } from "../format.ts";
 import type { HarnessChoice } from "../model.ts";
 import { Empty } from "./cells.tsx";
 import { useTint } from "./theme.ts";
-
-/** The form's fields, in order. */
-export const FORM_FIELDS = ["harness", "projectRoot", "prompt", "model", "worktree"] as const;
-export type FormField = typeof FORM_FIELDS[number];
-
-/** What the form holds. */
-export interface FormState {
-  field: FormField;
-  harness: number;
-  projectRoot: string;
-  prompt: string;
-  model: string;
-  worktree: boolean;
-}
+import { FORM_FIELDS, type FormField, type FormState } from "../new_session_form.ts";
 
 const LABELS: Record<FormField, string> = {
   harness: "harness",

@@ -45,8 +45,9 @@ export function SessionView(
   };
   const { session, focus, transcript, scroll, width } = props;
   const partial = focus.partial !== null && scroll === null ? focus.partial : null;
+  const ended = session !== null && session.status !== "running";
   const footer = (props.approval ? (props.approval.profile ? 3 : 2) : 0) +
-    (props.input !== null ? 1 : 0) +
+    (props.input !== null ? (ended ? 2 : 1) : 0) +
     (partial !== null ? 1 : 0);
   const height = Math.max(1, props.height - 2 - footer);
   // Only the rows on screen reach Ink: a tick or a key re-wraps nothing.
@@ -74,7 +75,7 @@ export function SessionView(
         {scroll !== null
           ? `scrolled back ${below} line${below === 1 ? "" : "s"} · G follows live`
           : focus.ended
-          ? "ended · r resumes a conversation"
+          ? "ended · i types a turn that resumes it · r resumes"
           : "following live · i types · Ctrl-C interrupts · x closes · K kills · ? keys"}
       </Text>
       {shown.rows.length === 0 && <Empty>Nothing yet.</Empty>}
@@ -99,11 +100,16 @@ export function SessionView(
             </Text>
           )}
           <Text dimColor>
-            {`y allow · N deny · a always · ${
+            {`y allow · n deny · a always · ${
               countdown(Date.parse(props.approval.expiresAt), props.nowMs)
             } left`}
           </Text>
         </Box>
+      )}
+      {props.input !== null && ended && (
+        <Text dimColor wrap="truncate-end">
+          ended · Enter resumes the conversation and sends this
+        </Text>
       )}
       {props.input !== null && (
         <Text wrap="truncate-start">

@@ -1,0 +1,72 @@
+/**
+ * The questions `svc ui` asks before an act (D25, D28): what the user sees
+ * and what each answer does. Face-free: a face shows `lines` and hands the
+ * chosen key back; `run` does the act through the actions module.
+ */
+import { alwaysChoices, type RuleScope } from "../policy/approval_rules.ts";
+import type { Outcome, UiActions } from "./actions.ts";
+import { safeLine } from "./format.ts";
+import type { PendingApproval, RoutineOverview, SessionRecord } from "./model.ts";
+
+/**
+ * A question over the view: `y` runs it (`n` and Esc cancel), or, with
+ * `keys`, one of them runs it with its value (Esc cancels). `run` returns the
+ * outcome to show, or null when there is nothing to show (quitting).
+ */
+export interface Confirm {
+  lines: string[];
+  keys?: Record<string, string>;
+  run: (choice?: string) => Promise<Outcome> | null;
+}
+
+/** "Always" (D28): the rule each scope would create; the user picks where it applies. */
+export function alwaysConfirm(approval: PendingApproval, actions: UiActions): Confirm {
+  return {
+    lines: [
+      "Always allow — the rule it creates:",
+      ...alwaysChoices(approval).map(safeLine),
+      "s this session · p this project · e everywhere · Esc cancels",
+    ],
+    keys: { s: "session", p: "project", e: "everywhere" },
+    run: (scope) => actions.answer(approval, "allow", scope as RuleScope),
+  };
+}
+
+export function killConfirm(session: SessionRecord, actions: UiActions): Confirm {
+  return {
+    lines: [`Kill ${session.id} (${safeLine(session.harness)})? y kills, n keeps it`],
+    run: () => actions.kill(session.id),
+  };
+}
+
+/** Pausing or activating a routine shows what it is first. */
+export function routineConfirm(routine: RoutineOverview, actions: UiActions): Confirm {
+  const activate = routine.status !== "ACTIVE";
+  return {
+    lines: [
+      `${activate ? "Activate" : "Pause"} routine ${safeLine(routine.id)}?`,
+      `  name     ${safeLine(routine.name)}`,
+      `  runtime  ${safeLine(routine.runtime)}`,
+      `  next due ${routine.nextDueAt ?? "-"}`,
+      "y confirms, n cancels",
+    ],
+    run: () => actions.setRoutineStatus(routine.id, activate ? "ACTIVE" : "PAUSED"),
+  };
+}
+
+/**
+ * Quitting while `live` sessions run (issue 38): they keep running, but a
+ * stray `q` (typed ahead, or meant for a line that was not open) should not
+ * close the screen that watches them. Null when nothing is live: quit at once.
+ */
+export function quitConfirm(live: number, quit: () => void): Confirm | null {
+  if (live === 0) return null;
+  const sessions = live === 1 ? "1 session is" : `${live} sessions are`;
+  return {
+    lines: [`${sessions} live; they keep running after svc ui quits. Quit? y quits, n stays`],
+    run: () => {
+      quit();
+      return null;
+    },
+  };
+}

@@ -1,0 +1,78 @@
+/**
+ * The new-session form (D25 view 7) as data: its fields and what a key does
+ * to it. Face-free: the terminal and a web face both hand it commands of the
+ * one keymap, and typed text for the text fields.
+ */
+import { commandFor } from "./keymap.ts";
+import { edit } from "./key_input.ts";
+
+/** The form's fields, in order. */
+export const FORM_FIELDS = ["harness", "projectRoot", "prompt", "model", "worktree"] as const;
+export type FormField = typeof FORM_FIELDS[number];
+
+/** What the form holds. */
+export interface FormState {
+  field: FormField;
+  harness: number;
+  projectRoot: string;
+  prompt: string;
+  model: string;
+  worktree: boolean;
+}
+
+/** An empty form whose project root is `projectRoot`; the cursor on the prompt. */
+export function emptyForm(projectRoot: string): FormState {
+  return { field: "prompt", harness: 0, projectRoot, prompt: "", model: "", worktree: false };
+}
+
+/** What a key did to the form: a new form, a launch, leaving it, quitting, or nothing. */
+export type FormStep =
+  | { form: FormState }
+  | { do: "launch" | "back" | "quit" }
+  | null;
+
+/** The key `name` (typed `text`) in the form, with `harnesses` harnesses to choose from. */
+export function formKey(
+  form: FormState,
+  input: {
+    name: string;
+    text: string;
+    key: { backspace: boolean; delete: boolean; ctrl: boolean; meta: boolean };
+  },
+  harnesses: number,
+): FormStep {
+  const { name, text } = input;
+  const field = form.field;
+  if (field === "projectRoot" || field === "prompt" || field === "model") {
+    if (name === text || input.key.backspace || input.key.delete) {
+      return { form: { ...form, [field]: edit(form[field], text, input.key) } };
+    }
+  }
+  switch (commandFor(name, "new")) {
+    case "back":
+      return { do: "back" };
+    case "open":
+      return { do: "launch" };
+    case "quit":
+      return name === "<ctrl-c>" ? { do: "quit" } : null;
+    case "up":
+    case "down": {
+      if (name !== "<up>" && name !== "<down>") return null;
+      const at = FORM_FIELDS.indexOf(form.field) + (name === "<up>" ? -1 : 1);
+      return {
+        form: { ...form, field: FORM_FIELDS[(at + FORM_FIELDS.length) % FORM_FIELDS.length] },
+      };
+    }
+    case "previous-harness":
+    case "next-harness": {
+      if (form.field !== "harness") return null;
+      const count = Math.max(1, harnesses);
+      const by = name === "<left>" ? count - 1 : 1;
+      return { form: { ...form, harness: (form.harness + by) % count } };
+    }
+    case "toggle-worktree":
+      return form.field === "worktree" ? { form: { ...form, worktree: !form.worktree } } : null;
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,37 @@
+import assert from "node:assert/strict";
+import { emptyForm, formKey } from "../../src/ui/new_session_form.ts";
+
+const PLAIN = { backspace: false, delete: false, ctrl: false, meta: false };
+const key = (name: string, text = "") => ({ name, text, key: PLAIN });
+
+Deno.test("formKey() types into the text fields, keys included", () => {
+  const form = emptyForm("/p");
+  assert.deepEqual(formKey(form, key("q", "q"), 2), { form: { ...form, prompt: "q" } });
+  assert.deepEqual(formKey(form, key(" ", " "), 2), { form: { ...form, prompt: " " } });
+  const typed = { ...form, prompt: "ab" };
+  assert.deepEqual(
+    formKey(typed, { name: "", text: "", key: { ...PLAIN, backspace: true } }, 2),
+    { form: { ...typed, prompt: "a" } },
+  );
+});
+
+Deno.test("formKey() moves between fields, picks the harness, toggles the worktree", () => {
+  const form = emptyForm("/p");
+  assert.deepEqual(formKey(form, key("<up>"), 2), { form: { ...form, field: "projectRoot" } });
+  const onHarness = { ...form, field: "harness" as const };
+  assert.deepEqual(formKey(onHarness, key("<left>"), 3), { form: { ...onHarness, harness: 2 } });
+  assert.deepEqual(formKey(onHarness, key("<right>"), 3), { form: { ...onHarness, harness: 1 } });
+  assert.equal(formKey(form, key("<right>"), 3), null, "arrows sideways only on the harness");
+  const onWorktree = { ...form, field: "worktree" as const };
+  assert.deepEqual(formKey(onWorktree, key(" ", " "), 2), {
+    form: { ...onWorktree, worktree: true },
+  });
+  assert.equal(formKey(onWorktree, key("q", "q"), 2), null, "q does not quit from the form");
+});
+
+Deno.test("formKey(): Enter launches, Esc leaves, Ctrl-C quits", () => {
+  const form = emptyForm("/p");
+  assert.deepEqual(formKey(form, key("<return>"), 1), { do: "launch" });
+  assert.deepEqual(formKey(form, key("<escape>"), 1), { do: "back" });
+  assert.deepEqual(formKey(form, key("<ctrl-c>"), 1), { do: "quit" });
+});
