@@ -33,6 +33,7 @@ import { AttentionView } from "./components/attention_view.tsx";
 import { FleetView } from "./components/fleet_view.tsx";
 import { Header } from "./components/header.tsx";
 import { HelpOverlay } from "./components/help_overlay.tsx";
+import { helpPage } from "./help_page.ts";
 import { inboxOrder, InboxView } from "./components/inbox_view.tsx";
 import { NewSessionView } from "./components/new_session_view.tsx";
 import { emptyForm, formKey, type FormState } from "./new_session_form.ts";
@@ -87,7 +88,8 @@ function Screen(props: AppProps) {
   const [showEnded, setShowEnded] = useState(false);
   const [filter, setFilter] = useState("");
   const [filtering, setFiltering] = useState(false);
-  const [help, setHelp] = useState(false);
+  /** The page of the `?` overlay on screen, or null. */
+  const [help, setHelp] = useState<number | null>(null);
   const [input, setInput] = useState<string | null>(null);
   const [scroll, setScroll] = useState<TranscriptScroll>(null);
   const [transcript] = useState(() => new TranscriptWindow(props.measure));
@@ -158,6 +160,7 @@ function Screen(props: AppProps) {
     setInput(null);
     setView("session");
   };
+  const bodyHeight = Math.max(3, size.rows - 4 - (snapshot.banner ? 1 : 0));
   const pageLines = Math.max(1, size.rows - 8);
   const conversation = { width: size.columns, height: pageLines };
   const scrollBy = (by: number) =>
@@ -166,7 +169,16 @@ function Screen(props: AppProps) {
     ? sessionApproval
     : snapshot.approvals[index("approvals")] ?? null;
 
+  const helpShown = help === null
+    ? null
+    : helpPage(view, { width: size.columns, height: bodyHeight, page: help });
   const run = (command: Command) => {
+    if (
+      helpShown && (command === "page-up" || command === "page-down" || command === "up" ||
+        command === "down")
+    ) {
+      return setHelp(helpShown.page + (command === "page-up" || command === "up" ? -1 : 1));
+    }
     switch (command) {
       case "quit": {
         const live = [...snapshot.sessions.values()].filter((s) => s.status === "running");
@@ -176,7 +188,7 @@ function Screen(props: AppProps) {
         return;
       }
       case "help":
-        setHelp((shown) => !shown);
+        setHelp((shown) => shown === null ? 0 : null);
         return;
       case "next-view":
         setView(VIEWS[(VIEWS.indexOf(view) + 1) % VIEWS.length]);
@@ -239,7 +251,7 @@ function Screen(props: AppProps) {
       case "open":
         return openSelected();
       case "back":
-        if (help) setHelp(false);
+        if (help !== null) setHelp(null);
         else if (reading) setReading(null);
         else if (history) setHistory(null);
         else if (diff) setDiff(null);
@@ -422,7 +434,7 @@ function Screen(props: AppProps) {
       else setInput((current) => edit(current ?? "", text, key));
       return;
     }
-    if (view === "new" && !help) {
+    if (view === "new" && help === null) {
       const step = formKey(form, { name, text, key }, snapshot.harnesses.length);
       if (step === null) return;
       if ("form" in step) return setForm(step.form);
@@ -434,7 +446,6 @@ function Screen(props: AppProps) {
     if (command) run(command);
   };
 
-  const bodyHeight = Math.max(3, size.rows - 4 - (snapshot.banner ? 1 : 0));
   const state = session
     ? fleetState(session, lastEventOf(snapshot, session), nowMs, props.stalledAfterMs)
     : null;
@@ -442,8 +453,8 @@ function Screen(props: AppProps) {
     <Box flexDirection="column" width={size.columns} height={size.rows}>
       <Header snapshot={snapshot} view={view} attention={attention.length} nowMs={nowMs} />
       <Box flexDirection="column" flexGrow={1} marginTop={1}>
-        {help
-          ? <HelpOverlay view={view} width={size.columns} />
+        {helpShown
+          ? <HelpOverlay view={view} help={helpShown} />
           : confirm
           ? (
             <Box flexDirection="column" borderStyle="round" paddingX={1}>

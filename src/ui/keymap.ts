@@ -88,8 +88,8 @@ const REQUEST_VIEWS: readonly View[] = ["approvals", "session"];
  * quits elsewhere, as in any terminal program.
  */
 export const KEYMAP: readonly Binding[] = [
-  { key: "?", command: "help", help: "this help" },
-  { key: "q", command: "quit", help: "quit (asks if sessions are live)" },
+  { key: "?", command: "help", help: "this help (Esc closes)" },
+  { key: "q", command: "quit", help: "quit (asks if sessions live)" },
   { key: "<ctrl-c>", label: "Ctrl-C", command: "quit", help: "quit, outside a session" },
   { key: "<tab>", label: "Tab", command: "next-view", help: "next view" },
   { key: "1", command: "view-fleet", help: VIEWS_HELP },
@@ -107,7 +107,7 @@ export const KEYMAP: readonly Binding[] = [
   { key: "<pageup>", label: "PgUp", command: "page-up", help: "page up" },
   { key: "<pagedown>", label: "PgDn", command: "page-down", help: "page down" },
   { key: "g", command: "top", help: "to the top" },
-  { key: "G", command: "bottom", help: "to the bottom, following live" },
+  { key: "G", command: "bottom", help: "to the bottom (follows live)" },
   { key: "<return>", label: "Enter", command: "open", help: "open the selection" },
   { key: "<escape>", label: "Esc", command: "back", help: "back, or cancel" },
   { key: "/", command: "filter", help: "filter the fleet", views: ["fleet"] },
@@ -160,15 +160,38 @@ export function commandFor(key: string, view: View): Command | null {
   return global;
 }
 
+/** One line of the help: the keys (`↑/k`, `1–6`) and what they do. */
+export interface HelpEntry {
+  keys: string;
+  help: string;
+}
+
+/** The keys of one view (or of every view) under a title. */
+export interface HelpSection {
+  title: string;
+  entries: HelpEntry[];
+}
+
 /**
- * The help lines of `view`: its own keys, then the global ones; keys that
- * do the same thing share a line (`k/↑`, and the number keys as `1–6`).
+ * Every key, for the `?` overlay of `view` (D25, issue 38): the view's own
+ * keys first, then those of every view, then each other view's own keys
+ * under its name. Keys that do the same thing share a line (`↑/k`, `1–6`).
  */
-export function helpFor(view: View): Array<{ keys: string; help: string }> {
+export function helpSections(view: View): HelpSection[] {
+  const own = (of: View) => entriesOf(KEYMAP.filter((b) => b.views?.includes(of)));
+  return [
+    { title: `${VIEW_TITLES[view]} (this view)`, entries: own(view) },
+    { title: "Every view", entries: entriesOf(KEYMAP.filter((b) => b.views === undefined)) },
+    ...VIEWS.filter((other) => other !== view).map((other) => ({
+      title: VIEW_TITLES[other],
+      entries: own(other),
+    })),
+  ].filter((section) => section.entries.length > 0);
+}
+
+function entriesOf(bindings: readonly Binding[]): HelpEntry[] {
   const lines = new Map<string, string[]>();
-  const own = KEYMAP.filter((b) => b.views?.includes(view));
-  const global = KEYMAP.filter((b) => b.views === undefined);
-  for (const binding of [...own, ...global]) {
+  for (const binding of bindings) {
     const keys = lines.get(binding.help) ?? [];
     const label = binding.label ?? binding.key;
     if (!keys.includes(label)) keys.push(label);

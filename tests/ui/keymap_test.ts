@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { commandFor, helpFor, KEYMAP, VIEWS } from "../../src/ui/keymap.ts";
+import { commandFor, helpSections, KEYMAP, VIEW_TITLES, VIEWS } from "../../src/ui/keymap.ts";
 
 Deno.test("commandFor(): a view's own key wins over a global one", () => {
   assert.equal(commandFor("n", "fleet"), null);
@@ -13,16 +13,26 @@ Deno.test("commandFor(): a view's own key wins over a global one", () => {
   assert.equal(commandFor("q", "inbox"), "quit");
 });
 
-Deno.test("helpFor() lists every key of every view once, number keys as 1–6", () => {
+Deno.test("helpSections() lists every key: the view's own first, then every view, then by view", () => {
   for (const view of VIEWS) {
-    const help = helpFor(view);
-    const texts = help.map((line) => line.help);
-    assert.equal(new Set(texts).size, texts.length, view);
+    const sections = helpSections(view);
+    // The attention view has no keys of its own: Enter and ! work everywhere.
+    const own = view === "attention" ? [] : [`${VIEW_TITLES[view]} (this view)`];
+    assert.deepEqual(sections.slice(0, own.length + 1).map((s) => s.title), [...own, "Every view"]);
+    const texts = sections.flatMap((section) => section.entries.map((entry) => entry.help));
     for (const binding of KEYMAP) {
-      if (binding.views && !binding.views.includes(view)) continue;
       assert.ok(texts.includes(binding.help), `${view}: ${binding.help}`);
     }
-    assert.ok(help.some((line) => line.keys === "1–6"), view);
+    const everyView = sections[own.length].entries;
+    assert.ok(everyView.some((entry) => entry.keys === "1–6"), view);
+    assert.ok(everyView.some((entry) => entry.keys === "↑/k"), view);
+  }
+});
+
+Deno.test("every help entry fits its column at 80 columns (issue 38 item 8)", () => {
+  for (const binding of KEYMAP) {
+    assert.ok(binding.help.length <= 29, `${binding.help} (${binding.help.length})`);
+    assert.ok((binding.label ?? binding.key).length <= 7, binding.key);
   }
 });
 

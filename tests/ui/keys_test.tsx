@@ -5,6 +5,7 @@
  * session types a turn that resumes it, and quitting with live sessions asks.
  */
 import assert from "node:assert/strict";
+import { KEYMAP } from "../../src/ui/keymap.ts";
 import { fleetLists, session } from "./fixtures.ts";
 import { KEY, renderApp } from "./render_app.tsx";
 
@@ -92,4 +93,29 @@ Deno.test("svc ui: q asks while sessions are live (they keep running), quits at 
   await quiet.press("j");
   assert.equal(quiet.frames.length, before, "no live session: q quits");
   quiet.unmount();
+});
+
+Deno.test("svc ui ? shows the view's own keys first, then every other key by view, uncut (issue 38 item 8)", async () => {
+  const app = renderApp(fleetLists());
+  await app.press("3", KEY.enter, "?");
+  const pages = [app.frame()];
+  assert.match(pages[0], /Keys · Session/);
+  const firstEntry = pages[0].split("\n").find((row) => /│ (y|i|x) /.test(row)) ?? "";
+  assert.match(firstEntry, /│ [yixKdr] /, "a key of the session view comes first");
+  for (let i = 0; i < 10 && /PgDn more/.test(app.frame()); i++) {
+    await app.press("\x1b[6~");
+    pages.push(app.frame());
+  }
+  const all = pages.join("\n");
+  for (const binding of KEYMAP) {
+    assert.ok(all.includes(binding.help), `"${binding.help}" in\n${all}`);
+  }
+  for (const view of ["Fleet", "Approvals", "Routines", "Inbox", "New"]) {
+    assert.match(all, new RegExp(`${view} {3,}|${view} +│`), `the keys of ${view} under its name`);
+  }
+  assert.match(all, /↑\/k +up a row or a line/);
+  assert.doesNotMatch(all, /k\/↑|↑\/k\/k|…/, "one label per key, no entry cut");
+  await app.press(KEY.escape);
+  assert.doesNotMatch(app.frame(), /Keys ·/);
+  app.unmount();
 });
