@@ -23,6 +23,7 @@ import {
   fleetState,
   lastEventOf,
   nextAttention,
+  pendingSession,
   type SessionRecord,
 } from "./model.ts";
 import type { UiStore } from "./store.ts";
@@ -34,13 +35,21 @@ import { FleetView } from "./components/fleet_view.tsx";
 import { Header } from "./components/header.tsx";
 import { HelpOverlay } from "./components/help_overlay.tsx";
 import { helpPage } from "./help_page.ts";
+import {
+  conversationRoom,
+  readOn,
+  type RequestPanel,
+  requestPanel,
+  type RequestReading,
+  requestRoom,
+} from "./request_panel.ts";
 import { inboxOrder, InboxView } from "./components/inbox_view.tsx";
 import { NewSessionView } from "./components/new_session_view.tsx";
 import { emptyForm, formKey, type FormState } from "./new_session_form.ts";
 import { RoutinesView } from "./components/routines_view.tsx";
 import { SessionView } from "./components/session_view.tsx";
 import { ColorContext } from "./components/theme.ts";
-import { type Paged, TextPager } from "./components/text_pager.tsx";
+import { diffTone, type Paged, TextPager } from "./components/text_pager.tsx";
 
 /** What the app is given. */
 export interface AppProps {
@@ -94,6 +103,8 @@ function Screen(props: AppProps) {
   const [scroll, setScroll] = useState<TranscriptScroll>(null);
   const [transcript] = useState(() => new TranscriptWindow(props.measure));
   const [confirm, setConfirm] = useState<Confirm | null>(null);
+  /** How far a request longer than its room has been read (`v`). */
+  const [requestRead, setRequestRead] = useState<RequestReading>(null);
   const [message, setMessage] = useState<Outcome | null>(null);
   const [form, setForm] = useState<FormState>(() => emptyForm(props.cwd));
   const [launching, setLaunching] = useState(false);
@@ -148,7 +159,7 @@ function Screen(props: AppProps) {
       setMessage(result);
       if (result.sessionId) {
         const launched = store.snapshot().sessions.get(result.sessionId);
-        open(launched ?? pendingRecord(result.sessionId));
+        open(launched ?? pendingSession(result.sessionId, new Date().toISOString()));
       }
     });
   };
@@ -161,13 +172,29 @@ function Screen(props: AppProps) {
     setView("session");
   };
   const bodyHeight = Math.max(3, size.rows - 4 - (snapshot.banner ? 1 : 0));
-  const pageLines = Math.max(1, size.rows - 8);
-  const conversation = { width: size.columns, height: pageLines };
-  const scrollBy = (by: number) =>
-    setScroll((from) => transcript.scrollBy(focused.lines, { ...conversation, scroll: from, by }));
   const chosenApproval = view === "session"
     ? sessionApproval
     : snapshot.approvals[index("approvals")] ?? null;
+  // The session view's rows below the conversation: the partial line, the input line (and what
+  // Enter does on an ended session), the request whole before its keys (issue 38).
+  const reserved = (focused.partial !== null && scroll === null ? 1 : 0) +
+    (input === null ? 0 : session?.status === "running" ? 1 : 2);
+  const request = (view === "session" || view === "approvals") && chosenApproval && !diff
+    ? requestPanel(chosenApproval, {
+      width: size.columns,
+      room: requestRoom(view, { height: bodyHeight, listed: lengths.approvals, reserved }),
+      reading: requestRead,
+      window: transcript,
+      nowMs,
+    })
+    : null;
+  const conversation = {
+    width: size.columns,
+    height: conversationRoom(bodyHeight, { request, reserved }),
+  };
+  const pageLines = view === "session" && !diff ? conversation.height : Math.max(1, bodyHeight - 4);
+  const scrollBy = (by: number) =>
+    setScroll((from) => transcript.scrollBy(focused.lines, { ...conversation, scroll: from, by }));
 
   const helpShown = help === null
     ? null
@@ -265,20 +292,23 @@ function Screen(props: AppProps) {
         return;
       case "allow":
       case "deny":
-        if (chosenApproval === null) {
-          setMessage({ ok: false, message: "No request waits here" });
-          return;
+      case "always":
+        if (chosenApproval === null || request === null) {
+          return setMessage({ ok: false, message: "No request waits here" });
         }
-        report(actions.answer(chosenApproval, command));
-        return;
-      case "always": {
-        if (chosenApproval === null) {
-          setMessage({ ok: false, message: "No request waits here" });
-          return;
+        // Nobody allows what they could not see; denying needs no reading.
+        if (command !== "deny" && !request.whole) {
+          return setMessage({
+            ok: false,
+            message: "Read the whole request first: v shows the rest",
+          });
         }
-        setConfirm(alwaysConfirm(chosenApproval, actions));
+        if (command === "always") setConfirm(alwaysConfirm(chosenApproval, actions));
+        else report(actions.answer(chosenApproval, command));
         return;
-      }
+      case "more-request":
+        if (request && !request.whole) setRequestRead(readOn(request));
+        return;
       case "input":
         // An ended conversation too: Enter resumes it, so typed words never fall through as keys.
         if (session) setInput("");
@@ -464,7 +494,7 @@ function Screen(props: AppProps) {
           : (
             <Body
               view={view}
-              {...{ rows, attention, inbox, snapshot, focused, session, state, sessionApproval }}
+              {...{ rows, attention, inbox, snapshot, focused, session, state, request }}
               {...{
                 reading,
                 history,
@@ -478,6 +508,7 @@ function Screen(props: AppProps) {
                 filtering,
               }}
               diff={diff}
+              conversationHeight={conversation.height}
               transcript={transcript}
               selectedOf={index}
               height={bodyHeight}
@@ -501,7 +532,8 @@ type BodyProps = {
   focused: ReturnType<FocusStore["snapshot"]>;
   session: SessionRecord | null;
   state: ReturnType<typeof fleetState> | null;
-  sessionApproval: ReturnType<UiStore["snapshot"]>["approvals"][number] | null;
+  request: RequestPanel | null;
+  conversationHeight: number;
   reading: { runId: string; lines: string[]; scroll: number } | null;
   diff: Paged | null;
   history: { routineId: string; lines: string[] } | null;
@@ -548,6 +580,7 @@ function Body(props: BodyProps) {
           approvals={props.snapshot.approvals}
           sessions={props.snapshot.sessions}
           selected={props.selectedOf("approvals")}
+          request={props.request}
           {...{ height, nowMs }}
         />
       );
@@ -561,8 +594,9 @@ function Body(props: BodyProps) {
           transcript={props.transcript}
           scroll={props.scroll}
           input={props.input}
-          approval={props.sessionApproval}
-          {...{ height, nowMs, width: props.width }}
+          request={props.request}
+          height={props.conversationHeight}
+          width={props.width}
         />
       );
     case "routines":
@@ -592,39 +626,6 @@ function Body(props: BodyProps) {
         />
       );
   }
-}
-
-/** The colour of a diff line: additions, removals and hunk heads. */
-function diffTone(line: string): string | undefined {
-  if (line.startsWith("+++") || line.startsWith("---")) return undefined;
-  if (line.startsWith("+")) return "green";
-  if (line.startsWith("-")) return "red";
-  if (line.startsWith("@@")) return "cyan";
-  return undefined;
-}
-
-/** A session record known only by its id (a launch answered before the feed's notice). */
-function pendingRecord(id: string): SessionRecord {
-  const now = new Date().toISOString();
-  return {
-    id,
-    harness: "",
-    title: "",
-    project_root: "",
-    cwd: "",
-    status: "running",
-    activity: "starting",
-    protocol: "raw",
-    turns: 0,
-    usage: null,
-    worktree: null,
-    created_at: now,
-    updated_at: now,
-    ended_at: null,
-    last_seq: 0,
-    routine_id: null,
-    run_id: null,
-  };
 }
 
 /** The clock of the ages and countdowns, re-read every `tickMs` (0: never). */

@@ -245,6 +245,29 @@ export function nextRoutineDue(
   return next;
 }
 
+/** A session record known only by its id (a launch answered before the feed's notice). */
+export function pendingSession(id: string, nowIso: string): SessionRecord {
+  return {
+    id,
+    harness: "",
+    title: "",
+    project_root: "",
+    cwd: "",
+    status: "running",
+    activity: "starting",
+    protocol: "raw",
+    turns: 0,
+    usage: null,
+    worktree: null,
+    created_at: nowIso,
+    updated_at: nowIso,
+    ended_at: null,
+    last_seq: 0,
+    routine_id: null,
+    run_id: null,
+  };
+}
+
 /** An empty snapshot, before the first sync. */
 export const EMPTY_SNAPSHOT: Snapshot = {
   connection: "connecting",

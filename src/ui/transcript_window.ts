@@ -130,6 +130,15 @@ export class TranscriptWindow {
     return this.#anchor(lines, bottom, view.width);
   }
 
+  /** Every row of `line` at `width`: for text shown whole (a pending request), not windowed. */
+  wrap(line: FocusLine, width: number): string[] {
+    const rows: string[] = [];
+    for (let chunk = 0; chunk < chunkCount(line); chunk++) {
+      rows.push(...this.#rowsOf(line, chunk, width));
+    }
+    return rows;
+  }
+
   /**
    * The end of `text` that fits in `width` columns (the live partial line,
    * D29, shows its newest words); measures no more than that end.

@@ -193,7 +193,7 @@ Deno.test("svc ui session view: scrollback, live partial text, the session's req
     answer: () => ({ status: 409, body: { error: { message: "Session is live" } } }),
   });
   await app.press("3", KEY.enter);
-  assert.match(app.frame(), /\? Bash: Bash: npm test/);
+  assert.match(app.frame(), /\? Bash: npm test\n/);
   await app.press("n");
   assert.equal(app.calls.at(-1)?.body.decision, "deny");
   app.focus.append(
@@ -470,7 +470,7 @@ Deno.test("svc ui Tab cycles the views, each naming itself", async () => {
   }
   assert.match(seen[0], /sessions live/);
   assert.match(seen[1], /Sessions that need you/);
-  assert.match(seen[2], /y allow · n deny/);
+  assert.match(seen[2], /Pending requests, oldest first/);
   assert.match(seen[4], /r runs now/);
   assert.match(seen[5], /Enter reads/);
   assert.match(seen[6], /Enter launches/);

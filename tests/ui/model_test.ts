@@ -6,6 +6,7 @@ import {
   fleetState,
   nextAttention,
   nextRoutineDue,
+  pendingSession,
 } from "../../src/ui/model.ts";
 import { UiStore } from "../../src/ui/store.ts";
 import { fleetLists, iso, NOW, routine, session } from "./fixtures.ts";
@@ -115,4 +116,11 @@ Deno.test("UiStore counts new approvals once (the bell)", () => {
   assert.equal(store.takeNewApprovals(), 0);
   store.approvals([...lists.approvals, { ...lists.approvals[0], requestId: "req_2" }]);
   assert.equal(store.takeNewApprovals(), 1);
+});
+
+Deno.test("pendingSession() is a live session known only by its id", () => {
+  const record = pendingSession("ses_1", "2026-11-27T12:00:00.000Z");
+  assert.equal(record.status, "running");
+  assert.equal(record.activity, "starting");
+  assert.equal(record.updated_at, "2026-11-27T12:00:00.000Z");
 });

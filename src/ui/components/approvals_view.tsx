@@ -1,8 +1,8 @@
 /** View 3, approvals (D25): every pending request, oldest first, with a live countdown. */
 import { Box, Text } from "ink";
 import { countdown, safeLine, shortId } from "../format.ts";
-import { profileText } from "../../policy/permission_profile.ts";
 import type { PendingApproval, SessionRecord } from "../model.ts";
+import type { RequestPanel } from "../request_panel.ts";
 import { Cell, Empty, Row, windowOf } from "./cells.tsx";
 import { useTint } from "./theme.ts";
 
@@ -13,6 +13,8 @@ export function ApprovalsView(
     selected: number;
     height: number;
     nowMs: number;
+    /** The selected request, shown whole before its keys. */
+    request: RequestPanel | null;
   },
 ) {
   const tint = useTint();
@@ -20,11 +22,11 @@ export function ApprovalsView(
   const [start, end] = windowOf(
     props.approvals.length,
     props.selected,
-    Math.max(1, props.height - 5),
+    Math.max(1, props.height - 4 - (props.request ? props.request.rows.length + 2 : 0)),
   );
   return (
     <Box flexDirection="column">
-      <Text dimColor>y allow · n deny · a always (asks where) · oldest first</Text>
+      <Text dimColor>Pending requests, oldest first · the selected one in full below</Text>
       <Row>
         <Cell width={13} dim>SESSION</Cell>
         <Cell width={8} dim>HARNESS</Cell>
@@ -52,15 +54,15 @@ export function ApprovalsView(
           </Row>
         );
       })}
-      {chosen && (
+      {chosen && props.request && (
         <Box marginTop={1} flexDirection="column">
-          <Text dimColor>{`request ${safeLine(chosen.requestId)} of ${chosen.sessionId}`}</Text>
-          <Text wrap="wrap">{safeLine(chosen.summary)}</Text>
-          {chosen.profile && (
-            <Text wrap="wrap" color={tint("yellow")}>
-              {safeLine(`allowing grants: ${profileText(chosen.profile)}`)}
-            </Text>
-          )}
+          <Text dimColor wrap="truncate-end">
+            {`request ${safeLine(chosen.requestId)} of ${chosen.sessionId}`}
+          </Text>
+          {props.request.rows.map((row, index) => (
+            <Text key={index} wrap="truncate-end">{row === "" ? " " : row}</Text>
+          ))}
+          <Text dimColor wrap="truncate-end">{props.request.keys}</Text>
         </Box>
       )}
     </Box>

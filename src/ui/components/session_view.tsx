@@ -5,13 +5,13 @@
  */
 import { Box, Text } from "ink";
 import { useMemo } from "react";
-import { countdown, safeLine, STATE_STYLE } from "../format.ts";
+import { safeLine, STATE_STYLE } from "../format.ts";
 import type { FocusLine, FocusSnapshot } from "../focus.ts";
-import type { FleetState, PendingApproval, SessionRecord } from "../model.ts";
+import type { FleetState, SessionRecord } from "../model.ts";
+import type { RequestPanel } from "../request_panel.ts";
 import type { TranscriptScroll, TranscriptWindow } from "../transcript_window.ts";
 import { Empty } from "./cells.tsx";
 import { YOU } from "../../cli/transcript.ts";
-import { profileText } from "../../policy/permission_profile.ts";
 import { useTint } from "./theme.ts";
 
 const TONE_COLOR: Record<FocusLine["tone"], string | undefined> = {
@@ -31,11 +31,12 @@ export function SessionView(
     transcript: TranscriptWindow;
     /** Where the user scrolled to (null: following live). */
     scroll: TranscriptScroll;
+    /** Rows of the conversation (the view's layout: request_panel.ts). */
     height: number;
     width: number;
     input: string | null;
-    approval: PendingApproval | null;
-    nowMs: number;
+    /** The session's pending request, shown whole before its keys. */
+    request: RequestPanel | null;
   },
 ) {
   const tint = useTint();
@@ -46,10 +47,7 @@ export function SessionView(
   const { session, focus, transcript, scroll, width } = props;
   const partial = focus.partial !== null && scroll === null ? focus.partial : null;
   const ended = session !== null && session.status !== "running";
-  const footer = (props.approval ? (props.approval.profile ? 3 : 2) : 0) +
-    (props.input !== null ? (ended ? 2 : 1) : 0) +
-    (partial !== null ? 1 : 0);
-  const height = Math.max(1, props.height - 2 - footer);
+  const { height } = props;
   // Only the rows on screen reach Ink: a tick or a key re-wraps nothing.
   const shown = useMemo(
     () => transcript.rows(focus.lines, { width, height, scroll }),
@@ -89,21 +87,14 @@ export function SessionView(
           {`${transcript.tail(partial, width - 1)}▍`}
         </Text>
       )}
-      {props.approval && (
+      {props.request && (
         <Box flexDirection="column">
-          <Text color={tint("yellow")} wrap="truncate-end">
-            {`? ${safeLine(props.approval.tool)}: ${safeLine(props.approval.summary)}`}
-          </Text>
-          {props.approval.profile && (
-            <Text color={tint("yellow")} wrap="wrap">
-              {safeLine(`allowing grants: ${profileText(props.approval.profile)}`)}
+          {props.request.rows.map((row, index) => (
+            <Text key={index} color={tint("yellow")} wrap="truncate-end">
+              {row === "" ? " " : row}
             </Text>
-          )}
-          <Text dimColor>
-            {`y allow · n deny · a always · ${
-              countdown(Date.parse(props.approval.expiresAt), props.nowMs)
-            } left`}
-          </Text>
+          ))}
+          <Text dimColor wrap="truncate-end">{props.request.keys}</Text>
         </Box>
       )}
       {props.input !== null && ended && (

@@ -31,3 +31,12 @@ export function TextPager(
     </Box>
   );
 }
+
+/** The colour of a diff line: additions, removals and hunk heads. */
+export function diffTone(line: string): string | undefined {
+  if (line.startsWith("+++") || line.startsWith("---")) return undefined;
+  if (line.startsWith("+")) return "green";
+  if (line.startsWith("-")) return "red";
+  if (line.startsWith("@@")) return "cyan";
+  return undefined;
+}
