@@ -61,9 +61,11 @@ export function routineConfirm(routine: RoutineOverview, actions: UiActions): Co
  */
 export function quitConfirm(live: number, quit: () => void): Confirm | null {
   if (live === 0) return null;
-  const sessions = live === 1 ? "1 session is" : `${live} sessions are`;
+  const sessions = live === 1
+    ? "1 session is live and keeps"
+    : `${live} sessions are live and keep`;
   return {
-    lines: [`${sessions} live; they keep running after svc ui quits. Quit? y quits, n stays`],
+    lines: [`${sessions} running after svc ui quits.`, "Quit? y quits, n stays"],
     run: () => {
       quit();
       return null;

@@ -95,6 +95,11 @@ export class FocusStore {
     this.#set({ ...this.#snapshot, lines, partial: null, ended: true });
   }
 
+  /** The session in focus was resumed (D26): its stream is followed again, below what was shown. */
+  resumed(): void {
+    this.#set({ ...this.#snapshot, ended: false });
+  }
+
   /** A raw session's output, cut into whole lines; the unfinished one is held. */
   #rawLines(data: string): FocusLine[] {
     const parts = terminalSafe(this.#rawLine + data, { keepTabs: true }).split("\n");

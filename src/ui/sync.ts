@@ -53,6 +53,8 @@ export class UiSync {
   readonly #pending = new Map<string, Promise<void>>();
   #focusAbort: AbortController | null = null;
   #focusedId: string | null = null;
+  /** The last seq of the focused session's stream once it ended (the session did); else null. */
+  #focusEndedAt: number | null = null;
 
   constructor(options: { client: UiClient; store: UiStore; focus: FocusStore; now?: () => Date }) {
     this.#client = options.client;
@@ -85,6 +87,7 @@ export class UiSync {
     this.#focusAbort?.abort();
     this.#focusAbort = null;
     this.#focusedId = session?.id ?? null;
+    this.#focusEndedAt = null;
     this.#store.focus(this.#focusedId);
     this.#focus.reset(this.#focusedId, session?.protocol ?? "raw");
     if (session === null) return;
@@ -98,8 +101,12 @@ export class UiSync {
     this.#focusAbort?.abort();
   }
 
-  async #follow(session: SessionRecord, signal: AbortSignal): Promise<void> {
-    const afterSeq = Math.max(0, session.last_seq - FOCUS_HISTORY_EVENTS);
+  async #follow(
+    session: SessionRecord,
+    signal: AbortSignal,
+    afterSeq = Math.max(0, session.last_seq - FOCUS_HISTORY_EVENTS),
+  ): Promise<void> {
+    let lastSeq = afterSeq;
     try {
       const batch: Array<{ kind: string; payload_json: string }> = [];
       let flush: Promise<void> | null = null;
@@ -118,9 +125,14 @@ export class UiSync {
           reconnect: RECONNECT,
           onLive: add,
         })
-      ) add(record);
+      ) {
+        lastSeq = record.seq;
+        add(record);
+      }
       await flush;
-      if (!signal.aborted) this.#focus.ended();
+      if (signal.aborted) return;
+      this.#focusEndedAt = lastSeq;
+      this.#focus.ended();
     } catch {
       // Aborted (focus moved) or the daemon went away: the feed loop reports that.
     }
@@ -209,7 +221,20 @@ export class UiSync {
     const response = await this.#client.get<SessionRecord>(
       `/sessions/${encodeURIComponent(sessionId)}`,
     );
-    if (response.ok) this.#store.session(response.body);
+    if (!response.ok) return;
+    const record = response.body;
+    this.#store.session(record);
+    // A resumed conversation (D26) goes on in the same log: follow it again from where it ended.
+    const abort = this.#focusAbort;
+    if (
+      record.id === this.#focusedId && record.status === "running" &&
+      this.#focusEndedAt !== null && abort !== null
+    ) {
+      const afterSeq = this.#focusEndedAt;
+      this.#focusEndedAt = null;
+      this.#focus.resumed();
+      void this.#follow(record, abort.signal, afterSeq);
+    }
   }
 
   async #readApprovals(): Promise<void> {

@@ -46,3 +46,15 @@ Deno.test("FocusStore keeps at most MAX_FOCUS_LINES and forgets a session when f
   assert.equal(focus.snapshot().lines.length, 0);
   assert.equal(focus.snapshot().sessionId, "ses_2");
 });
+
+Deno.test("FocusStore.resumed() keeps the conversation and is live again (D26)", () => {
+  const focus = new FocusStore();
+  focus.reset("ses_1", "claude");
+  focus.append([message("user", "hi")]);
+  focus.ended();
+  assert.equal(focus.snapshot().ended, true);
+  focus.resumed();
+  assert.equal(focus.snapshot().ended, false);
+  focus.append([message("assistant", "again")]);
+  assert.deepEqual(focus.snapshot().lines.map((line) => line.tone), ["you", "agent"]);
+});

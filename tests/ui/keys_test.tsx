@@ -74,7 +74,10 @@ Deno.test("svc ui: i on an ended session types a turn that resumes it; the words
 Deno.test("svc ui: q asks while sessions are live (they keep running), quits at once when none is", async () => {
   const app = renderApp(fleetLists());
   await app.press("q");
-  assert.match(app.frame(), /4 sessions are live; they keep running after svc ui quits\. Quit\?/);
+  assert.match(
+    app.frame(),
+    /4 sessions are live and keep running after svc ui quits\.[^\n]*\n.*Quit\? y quits, n stays/,
+  );
   await app.press("n");
   assert.doesNotMatch(app.frame(), /Quit\?/);
   await app.press(KEY.ctrlC);
