@@ -15,7 +15,7 @@ import { checkRoutine } from "./automations/routine_checks.ts";
 import { buildRegistry, type HarnessSpec } from "./sessions/harnesses.ts";
 import { probeHarness, type ProgramProber, systemProber } from "./sessions/harness_probe.ts";
 import { openStore } from "./store/store_identity.ts";
-import { SessionsStore } from "./store/sessions_store.ts";
+import { SessionsStore, worktreeOf } from "./store/sessions_store.ts";
 import { EventsStore } from "./store/events_store.ts";
 import { EventLog } from "./events/event_log.ts";
 import { LiveEvents } from "./events/live_events.ts";
@@ -189,9 +189,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       addRule: (rule) => approvalRules.add(rule),
       session: (sessionId) => {
         const row = sessions.get(sessionId);
-        return row === null
-          ? null
-          : { harness: row.harness, projectRoot: row.project_root, cwd: row.cwd };
+        return row === null ? null : {
+          harness: row.harness,
+          projectRoot: row.project_root,
+          cwd: row.cwd,
+          repositoryRoot: worktreeOf(row)?.repository ?? null,
+        };
       },
       onRuleError: (error) =>
         log.error("Checking the approval rules failed: the request is decided without them", {

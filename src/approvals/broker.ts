@@ -25,6 +25,7 @@ import {
   prepareRequest,
   proposeRule,
   type RequestTarget,
+  ruleProject,
   type RuleScope,
   type RuleSession,
   type ToolKind,
@@ -52,7 +53,10 @@ export interface PendingApproval {
   argv: string[] | null;
   /** The paths it reads or writes, absolute and normalised. */
   paths: string[];
-  /** The session's project root (where a "this project" rule applies). */
+  /**
+   * The session's project, where a "this project" rule applies: the project
+   * root, or the repository's root for a session in an svc worktree (issue 38).
+   */
   projectRoot: string | null;
   /**
    * What a permissions request asks for (paths absolute and normalised), null
@@ -96,7 +100,7 @@ export interface BrokerOptions {
   rules?: () => readonly ApprovalRule[];
   /** Stores a rule (an "always" answer, D28). */
   addRule?: (rule: NewApprovalRule) => ApprovalRule;
-  /** The session a request comes from: its harness, project root and cwd. */
+  /** The session a request comes from: its harness, project root, cwd and repository. */
   session?: (sessionId: string) => Omit<RuleSession, "sessionId"> | null;
   /** Reports a rule check that failed (the request is then decided without rules). */
   onRuleError?: (error: unknown) => void;
@@ -208,7 +212,7 @@ export class ApprovalBroker {
       command: request.target?.command == null ? null : redactText(request.target.command),
       argv: prepared?.command?.simple?.map((word) => redactText(word)) ?? null,
       paths: prepared?.paths ?? [],
-      projectRoot: session?.projectRoot ?? null,
+      projectRoot: prepared?.project ?? (session === null ? null : ruleProject(session)),
       profile: prepared?.profile ?? request.target?.profile ?? null,
     };
     return new Promise((resolve) => {
@@ -283,7 +287,7 @@ export class ApprovalBroker {
     const { approval, prepared } = waiting;
     const fields = proposeRule({
       sessionId: approval.sessionId,
-      projectRoot: prepared?.projectRoot ?? approval.projectRoot ?? "",
+      projectRoot: approval.projectRoot ?? "",
       tool: approval.tool,
       kind: approval.kind,
       argv: prepared?.command?.simple ?? null,

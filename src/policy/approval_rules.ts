@@ -58,6 +58,17 @@ export interface RuleSession {
   harness: string;
   projectRoot: string;
   cwd: string;
+  /**
+   * The repository's root when the session runs in an svc worktree (D20): its
+   * project for rules, so "this project" covers the checkout and every
+   * isolated run of it (issue 38 item 4). Paths are still held to `projectRoot`.
+   */
+  repositoryRoot?: string | null;
+}
+
+/** Where a "this project" rule made in `session` applies: its repository's root, else its root. */
+export function ruleProject(session: Omit<RuleSession, "sessionId">): string {
+  return session.repositoryRoot ?? session.projectRoot;
 }
 
 /** One request, prepared for matching (parsed once, paths resolved once). */
@@ -73,6 +84,8 @@ export interface PreparedRequest {
    */
   insideProject: boolean;
   projectRoot: string;
+  /** The session's project for rules (`ruleProject`), normalised. */
+  project: string;
   /** A permissions request's profile, its paths normalised and absolute; else null. */
   profile: PermissionProfile | null;
 }
@@ -100,6 +113,7 @@ export async function prepareRequest(
     insideProject: (paths.length > 0 || !FILE_KINDS.has(target.kind)) &&
       paths.every((path) => isInside(path, root)),
     projectRoot: root,
+    project: session.repositoryRoot == null ? root : await canonicalPath(session.repositoryRoot),
     profile,
   };
 }
@@ -124,7 +138,8 @@ function scopeMatches(rule: ApprovalRule, request: PreparedRequest, session: Rul
   if (rule.harness !== undefined && rule.harness !== session.harness) return false;
   if (rule.projectRoot !== undefined) {
     const root = resolve(rule.projectRoot);
-    if (root !== resolve(session.projectRoot) && root !== request.projectRoot) return false;
+    const roots = [resolve(session.projectRoot), request.projectRoot, request.project];
+    if (!roots.includes(root)) return false;
   }
   if (rule.tool !== undefined && rule.tool !== request.tool && rule.tool !== request.kind) {
     return false;

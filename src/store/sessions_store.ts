@@ -73,16 +73,20 @@ export function sessionRecord(row: SessionRow): SessionRecord {
     leader_start: _start,
     agent_resumable: _resumable,
     usage_json,
-    worktree_json,
+    worktree_json: _worktree,
     ...record
   } = row;
-  const worktree: WorktreeRecord | null = worktree_json === null ? null : JSON.parse(worktree_json);
   return {
     ...record,
     usage: usage_json === null ? null : JSON.parse(usage_json),
-    worktree,
+    worktree: worktreeOf(row),
     resumable: resumeRefusal(row) === null,
   };
+}
+
+/** The row's git worktree (D20), null when the session runs in place. */
+export function worktreeOf(row: SessionRow): WorktreeRecord | null {
+  return row.worktree_json === null ? null : JSON.parse(row.worktree_json);
 }
 
 const COLUMNS = [

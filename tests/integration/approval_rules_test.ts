@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { freePort, restartTestDaemon, startTestDaemon, waitForEnd } from "../helpers/daemon.ts";
+import { gitRepository } from "../helpers/git.ts";
 import { removeTree, tempHome } from "../helpers/home.ts";
 import { httpRequest, rawHttp } from "../helpers/http.ts";
 import { act, agentConfig, launchAgent, waitForKind } from "../helpers/scripted_agent.ts";
@@ -269,5 +270,43 @@ Deno.test("a deny rule sees through git's global options and sudo's, on the real
     await waitForEnd(t.client, id);
   } finally {
     await removeTree(project);
+  }
+});
+
+Deno.test("always for this project from a worktree session covers the checkout and other isolated runs (issue 38 item 4)", async () => {
+  await using t = await startTestDaemon({ configJson: agentConfig() });
+  const repo = await gitRepository();
+  try {
+    const isolated = await launchAgent(t, repo, { approvals: "ask", isolation: "worktree" });
+    const [request] = await waitForKind(t, isolated, "agent.permission");
+    const [pending] = (await act(t, "svc.sessions.approvals", { sessionId: isolated })).result
+      .approvals;
+    assert.equal(pending.projectRoot, repo, "the project of a worktree session is its repository");
+    const answered = await act(t, "svc.sessions.approve", {
+      sessionId: isolated,
+      requestId: request.requestId,
+      decision: "allow",
+      scope: "project",
+    });
+    assert.equal(answered.http, 200, JSON.stringify(answered));
+    const ruleId = answered.result.rule.id;
+    assert.equal(answered.result.rule.projectRoot, repo);
+    // The repository's checkout and another isolated run of it: both allowed by the rule.
+    const checkout = await launchAgent(t, repo, { approvals: "deny" });
+    const other = await launchAgent(t, repo, { approvals: "deny", isolation: "worktree" });
+    for (const id of [checkout, other]) {
+      const [resolved] = await waitForKind(t, id, "agent.permission.resolved");
+      assert.deepEqual([resolved.decision, resolved.by, resolved.ruleId], [
+        "allow",
+        "rule",
+        ruleId,
+      ]);
+    }
+    for (const id of [isolated, checkout, other]) {
+      await t.client.post(`/sessions/${id}/kill`, {});
+      await waitForEnd(t.client, id);
+    }
+  } finally {
+    await removeTree(repo);
   }
 });

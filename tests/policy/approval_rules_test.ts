@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { proposeRule } from "../../src/policy/approval_rules.ts";
+import { proposeRule, ruleProject } from "../../src/policy/approval_rules.ts";
 import { parseCommand } from "../../src/policy/shell_command.ts";
 import { decide, rule, tempSession, withSession } from "../helpers/approval_rules.ts";
 
@@ -217,6 +217,38 @@ Deno.test("deny beats allow; every field a rule sets must match", () =>
     assert.equal(await decide([shell], { kind: "edit", paths: ["x"] }, session, "Write"), null);
     // A command rule never matches a request without a command.
     assert.equal(await decide([NPM_TEST], { kind: "edit", paths: ["x"] }, session, "Write"), null);
+  }));
+
+Deno.test("the project of a session in an svc worktree is its repository's root (issue 38 item 4)", () =>
+  withSession(async (repository) => {
+    const worktree = await tempSession();
+    try {
+      const isolated = { ...worktree, repositoryRoot: repository.projectRoot };
+      assert.equal(ruleProject(isolated), repository.projectRoot);
+      assert.equal(ruleProject(repository), repository.projectRoot);
+      const project = rule({ projectRoot: repository.projectRoot, tool: "edit" });
+      // The checkout and the isolated run: both covered; edits held to each one's own root.
+      for (const session of [repository, isolated]) {
+        assert.equal(
+          await decide([project], { kind: "edit", paths: ["a"] }, session, "Write"),
+          "allow",
+        );
+      }
+      const intoCheckout = { kind: "edit" as const, paths: [`${repository.projectRoot}/a`] };
+      assert.equal(await decide([project], intoCheckout, isolated, "Write"), null);
+      // A rule stored with the worktree as its project (before issue 38) still covers that run.
+      const older = rule({ projectRoot: worktree.projectRoot, tool: "edit" });
+      assert.equal(
+        await decide([older], { kind: "edit", paths: ["a"] }, isolated, "Write"),
+        "allow",
+      );
+      assert.equal(
+        await decide([older], { kind: "edit", paths: ["a"] }, repository, "Write"),
+        null,
+      );
+    } finally {
+      await Deno.remove(worktree.projectRoot, { recursive: true });
+    }
   }));
 
 Deno.test("paths: normalised, absolute, symlinks resolved, never outside the project", async () => {
