@@ -395,11 +395,18 @@ function toolOutput(fields: Json): string | null {
   return typeof raw === "string" ? raw : JSON.stringify(raw);
 }
 
-/** What a permission request is about: its title, else the command or path of its input. */
+/**
+ * What a permission request is about: its title (for opencode's write outside
+ * the project, the file), else the command or path of its input.
+ */
 function summarize(toolCall: Json): string | null {
   const title = str(toolCall.title);
-  if (title) return title;
   const input = obj(toolCall.rawInput) ?? {};
+  // opencode titles a request to reach outside the project (`external_directory`) by the
+  // directory; what the owner answers for is the file, in the raw input.
+  const file = str(input.filepath);
+  if (file && (!title || title === str(input.parentDir))) return file;
+  if (title) return title;
   for (const key of ["command", "filePath", "file_path", "path", "url", "pattern"]) {
     const value = str(input[key]);
     if (value) return value;

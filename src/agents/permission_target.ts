@@ -94,7 +94,7 @@ export function acpTarget(toolCall: Json, rawInput: unknown): RequestTarget {
       if (path) paths.add(path);
     }
   }
-  for (const key of ["filePath", "file_path", "path", "absolute_path"]) {
+  for (const key of ["filePath", "filepath", "file_path", "path", "absolute_path"]) {
     const path = str(input[key]);
     if (path && kind !== "shell") paths.add(path);
   }

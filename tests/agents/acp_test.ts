@@ -547,3 +547,40 @@ Deno.test("createAcpAdapter() calls the _chunk updates streamed pieces (issue 33
   assertEquals(adapter.streamedPiece(line(update({ sessionUpdate: "tool_call" }))), false);
   assertEquals(adapter.streamedPiece(line({ id: 3, result: { note: "_chunk" } })), false);
 });
+
+Deno.test("createAcpAdapter() shows the file of an opencode write outside the project, not its directory (issue 38 item 14)", () => {
+  const write = { filePath: "/tmp/out/notes.txt", content: "hi" };
+  const outside = { filepath: "/tmp/out/notes.txt", parentDir: "/tmp/out" };
+  const request = (locations: unknown[]) => ({
+    id: 0,
+    method: "session/request_permission",
+    params: {
+      sessionId: SESSION,
+      // opencode asks `external_directory` under the write's call id, titled by the directory.
+      toolCall: {
+        toolCallId: "w1",
+        title: "/tmp/out",
+        kind: "other",
+        status: "pending",
+        rawInput: outside,
+        locations,
+      },
+      options: OPTIONS,
+    },
+  });
+  const pending = update({
+    sessionUpdate: "tool_call",
+    toolCallId: "w1",
+    title: "write",
+    kind: "edit",
+    status: "pending",
+    rawInput: write,
+  });
+  for (
+    const locations of [[{ path: "/tmp/out/notes.txt" }, { path: "/tmp/out" }], []]
+  ) {
+    const [permission] = stepsOf(feed(prompting(), pending, request(locations)), "permission");
+    assertDeep([permission.tool, permission.summary], ["write", "/tmp/out/notes.txt"]);
+    assert(permission.target?.paths.includes("/tmp/out/notes.txt"), JSON.stringify(permission));
+  }
+});
