@@ -5,6 +5,7 @@ import type { Delivery, RunRow } from "../store/runs_store.ts";
 import type { WorktreeRecord } from "../worktrees/worktree_record.ts";
 import type { DiffStatPage } from "../worktrees/worktree_diff.ts";
 import { isAbsoluteHostPath } from "../validate.ts";
+import { counted } from "../count_text.ts";
 
 /** A routine's `outputTarget` (D21). */
 export type OutputTarget = { kind: "inbox" } | { kind: "file"; path: string };
@@ -158,10 +159,10 @@ function reviewText(sessionId: string, worktree: WorktreeRecord, stat: DiffStatP
       lines.push(`${counts.padEnd(14)} ${name.replace(/[\r\n]/g, "?")}`);
     }
     if (stat.files.length > MAX_STAT_FILES) {
-      lines.push(`... and ${stat.files.length - MAX_STAT_FILES} more files`);
+      lines.push(`... and ${counted(stat.files.length - MAX_STAT_FILES, "more file")}`);
     }
     lines.push(
-      `${stat.changedFiles} files changed, +${stat.insertions} -${stat.deletions}`,
+      `${counted(stat.changedFiles, "file")} changed, +${stat.insertions} -${stat.deletions}`,
       "```",
       "",
     );
@@ -188,7 +189,7 @@ function reviewText(sessionId: string, worktree: WorktreeRecord, stat: DiffStatP
  */
 export function deniedText(count: number | null, tools: readonly string[]): string | null {
   if (!count) return null;
-  const calls = count === 1 ? "1 tool call" : `${count} tool calls`;
+  const calls = counted(count, "tool call");
   const names = [...new Set(tools)];
   return `${calls} denied by policy${names.length > 0 ? `: ${names.join(", ")}` : ""}`;
 }
@@ -197,9 +198,9 @@ function usageText(usage: Usage): string {
   const parts: string[] = [];
   if (usage.inputTokens !== null) {
     const cached = usage.cachedInputTokens === null ? "" : ` (${usage.cachedInputTokens} cached)`;
-    parts.push(`${usage.inputTokens} input tokens${cached}`);
+    parts.push(`${counted(usage.inputTokens, "input token")}${cached}`);
   }
-  if (usage.outputTokens !== null) parts.push(`${usage.outputTokens} output tokens`);
+  if (usage.outputTokens !== null) parts.push(counted(usage.outputTokens, "output token"));
   if (usage.costUsd !== null) parts.push(`$${usage.costUsd.toFixed(4)}`);
   return parts.length === 0 ? "not reported by the harness" : parts.join(", ");
 }
@@ -212,7 +213,9 @@ function worktreeText(worktree: WorktreeRecord): string {
   const head = worktree.headCommit === worktree.baseCommit
     ? `no commits beyond ${worktree.baseCommit.slice(0, 12)}`
     : `${worktree.baseCommit.slice(0, 12)}..${worktree.headCommit?.slice(0, 12)}`;
-  return `${place}: ${worktree.changedFiles} files changed, +${worktree.insertions} −${worktree.deletions}` +
+  return `${place}: ${
+    counted(worktree.changedFiles, "file")
+  } changed, +${worktree.insertions} −${worktree.deletions}` +
     ` (${worktree.uncommittedFiles} uncommitted), ${head}`;
 }
 

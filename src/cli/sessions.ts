@@ -5,6 +5,7 @@ import { type Command, type Io, pickSubcommand, type Subcommand, UsageError } fr
 import { withClient } from "./connect.ts";
 import { followEvents, integerOption, printerFor } from "./events.ts";
 import { printResponse, table, TIME_OPTIONS, timeText } from "./output.ts";
+import { counted } from "../count_text.ts";
 import { terminalSafe } from "./terminal_text.ts";
 import { resolveCliPath } from "./working_dir.ts";
 import { resolveSessionId } from "./id_prefix.ts";
@@ -190,7 +191,12 @@ async function sendInput(args: string[], io: Io): Promise<number> {
     const sessionId = await resolveSessionId(client, sessionText);
     const response = await client.post(`${sessionPath(sessionId)}/input`, { data });
     const bytes = new TextEncoder().encode(data).length;
-    return printResponse(io, response, values.json, () => `Sent ${bytes} bytes to ${sessionId}`);
+    return printResponse(
+      io,
+      response,
+      values.json,
+      () => `Sent ${counted(bytes, "byte")} to ${sessionId}`,
+    );
   });
 }
 

@@ -22,6 +22,7 @@ import { withClient } from "./connect.ts";
 import { describeError, printList, printResponse, table } from "./output.ts";
 import { terminalSafe } from "./terminal_text.ts";
 import { resolveRoutineId, resolveSessionId } from "./id_prefix.ts";
+import { counted } from "../count_text.ts";
 
 interface Listed {
   sessionId: string;
@@ -75,7 +76,9 @@ const SUBCOMMANDS: Record<string, Subcommand> = { list, prune, diff, land, disca
 /** "3 files +10 -2 (1 uncommitted)", or "-" before the session ended. Pure. */
 export function changesText(worktree: WorktreeRecord): string {
   if (worktree.changedFiles === null) return worktree.error ? "not counted" : "-";
-  return `${worktree.changedFiles} files +${worktree.insertions} -${worktree.deletions}` +
+  return `${
+    counted(worktree.changedFiles, "file")
+  } +${worktree.insertions} -${worktree.deletions}` +
     (worktree.uncommittedFiles ? ` (${worktree.uncommittedFiles} uncommitted)` : "");
 }
 
@@ -258,7 +261,7 @@ export function statText(stat: DiffStatPage): string {
     file.oldPath === null ? file.path : `${file.oldPath} => ${file.path}`,
     file.binary ? "binary" : `+${file.insertions} -${file.deletions}`,
   ]);
-  return `${table(["FILE", "CHANGES"], rows)}\n${stat.changedFiles} files changed, ` +
+  return `${table(["FILE", "CHANGES"], rows)}\n${counted(stat.changedFiles, "file")} changed, ` +
     `+${stat.insertions} -${stat.deletions} since ${stat.baseCommit.slice(0, 12)}`;
 }
 

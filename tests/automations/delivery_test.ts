@@ -113,6 +113,19 @@ Deno.test("renderResult() holds the run's facts, usage, worktree and how to read
     renderResult(run, routine, stat),
     /## Review\n\n```\n\+10 -3 {9}src\/old\.ts => src\/new\.ts\nbinary {9}logo\.png\n2 files changed, \+10 -3\n```\n/,
   );
+  // Issue 38 item 14: one of a thing is not "1 files".
+  const one = renderResult(
+    {
+      ...run,
+      usage: { inputTokens: 1, outputTokens: 1, cachedInputTokens: 1, costUsd: null },
+      worktree: { ...run.worktree!, changedFiles: 1 },
+    },
+    routine,
+    { ...stat, changedFiles: 1, files: [stat.files[0]] },
+  );
+  assert.match(one, /\| Usage \| 1 input token \(1 cached\), 1 output token \|/);
+  assert.match(one, /: 1 file changed, \+10 −3 \(1 uncommitted\)/);
+  assert.match(one, /\n1 file changed, \+10 -3\n```\n/);
   const empty = renderResult(run, routine, { ...stat, changedFiles: 0, files: [] });
   assert.match(
     empty,

@@ -50,7 +50,7 @@ Deno.test("svc worktrees diff, land and discard an isolated run; the result name
     assert.equal(diff.stdout, page.data); // Plain when not a terminal: a patch file as is.
     assert.match(diff.stdout, /^\+from the agent$/m);
     const stat = await d.svc(["worktrees", "diff", ses, "--stat"]);
-    assert.match(stat.stdout, /feature\.txt\s+\+1 -0\n1 files changed, \+1 -0 since /);
+    assert.match(stat.stdout, /feature\.txt\s+\+1 -0\n1 file changed, \+1 -0 since /);
 
     const landed = await d.svc(["worktrees", "land", ses, "--merge", "-m", "Take the feature"]);
     assert.equal(landed.code, 0, landed.stderr);

@@ -49,7 +49,7 @@ Deno.test("svc inbox lists, shows and reads results; svc worktrees lists and pru
     const shown = await d.svc(["inbox", "show", run.runId]);
     assert.equal(shown.code, 0, shown.stderr);
     assert.match(shown.stdout, /^# Edit things: succeeded\n/);
-    assert.match(shown.stdout, /1 files changed, \+1 −1 \(1 uncommitted\)/);
+    assert.match(shown.stdout, /1 file changed, \+1 −1 \(1 uncommitted\)/);
     assert.equal((await d.svc(["inbox", "--unread"])).stdout.includes(run.runId), true);
     assert.equal((await d.svc(["inbox", "read", run.runId])).code, 0);
     assert.equal((await d.svc(["inbox", "--unread"])).stdout.trim(), "No results");
@@ -61,7 +61,7 @@ Deno.test("svc inbox lists, shows and reads results; svc worktrees lists and pru
     assert.match(
       worktrees.stdout,
       new RegExp(
-        `${run.sessionId}\\s+completed\\s+1 files \\+1 -1 \\(1 uncommitted\\)\\s+svc/edit/${run.runId}`,
+        `${run.sessionId}\\s+completed\\s+1 file \\+1 -1 \\(1 uncommitted\\)\\s+svc/edit/${run.runId}`,
       ),
     );
     const gentle = await d.svc(["worktrees", "prune"]);
@@ -123,6 +123,10 @@ Deno.test("changesText() and usageTable() render counts, and '-' for what was no
   assert.equal(
     changesText({ ...worktree, changedFiles: 2, insertions: 5, deletions: 1, uncommittedFiles: 0 }),
     "2 files +5 -1",
+  );
+  assert.equal(
+    changesText({ ...worktree, changedFiles: 1, insertions: 1, deletions: 0, uncommittedFiles: 1 }),
+    "1 file +1 -0 (1 uncommitted)",
   );
   const total = {
     key: null,
