@@ -22,7 +22,7 @@ import {
   resolveSessionId,
 } from "./id_prefix.ts";
 import { withClient } from "./connect.ts";
-import { oneLine, printList, printResponse, table } from "./output.ts";
+import { oneLine, printList, printResponse, table, TIME_OPTIONS, timeText } from "./output.ts";
 import { terminalSafe } from "./terminal_text.ts";
 
 /**
@@ -89,14 +89,14 @@ export function rulesTable(rules: ApprovalRule[]): string {
   );
 }
 
-/** The approval log as a table (pure). */
-export function logTable(entries: ApprovalLogEntry[]): string {
+/** The approval log as a table (pure); times in the local zone, or in UTC when `utc`. */
+export function logTable(entries: ApprovalLogEntry[], utc?: boolean): string {
   if (entries.length === 0) return "No decisions";
   return table(
     ["TIME", "SESSION", "DECISION", "BY", "TOOL", "COMMAND / PATHS"],
     entries.map((entry) =>
       [
-        entry.at,
+        timeText(entry.at, utc),
         entry.sessionId,
         entry.decision,
         entry.by === "rule" && entry.ruleId ? `rule ${entry.ruleId}` : entry.by,
@@ -204,6 +204,7 @@ async function readLog(
 async function logCommand(args: string[], io: Io): Promise<number> {
   const { values } = parseCommandArgs(args, {
     ...CLIENT_OPTIONS,
+    ...TIME_OPTIONS,
     since: { type: "string" },
     session: { type: "string" },
     limit: { type: "string" },
@@ -225,7 +226,7 @@ async function logCommand(args: string[], io: Io): Promise<number> {
       io,
       { ...response, body } as typeof response,
       values.json,
-      () => logTable(entries),
+      () => logTable(entries, values.utc),
     );
   });
 }
@@ -236,7 +237,7 @@ export const approvalsCommand: Command = {
   summary: "List agent permission requests waiting for you; rules and the decision log",
   usage: `Usage: svc approvals [--session ID] [--home DIR] [--json]
        svc approvals rules [list|add|rm] ...
-       svc approvals log [--since TIME] [--session ID] [--limit N] [--home DIR] [--json]
+       svc approvals log [--since TIME] [--session ID] [--limit N] [--utc] [--home DIR] [--json]
 
 Lists pending permission requests of every live session (or one), oldest first;
 --json prints them as an array. Answer one with "svc approve SESSION REQUEST"

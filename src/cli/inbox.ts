@@ -7,16 +7,18 @@ import { type Command, type Io } from "./command.ts";
 import { withClient } from "./connect.ts";
 import { printList, printResponse, table, TIME_OPTIONS, timeText } from "./output.ts";
 import { resolveRunId } from "./id_prefix.ts";
+import { markdownForTerminal } from "./markdown_text.ts";
 
 export const inboxCommand: Command = {
   name: "inbox",
   summary: "Read the results of routine runs",
   usage: `Usage: svc inbox [--unread] [--limit N] [--utc] [--home DIR] [--json]
-       svc inbox show RUN [--home DIR] [--json]
-       svc inbox read RUN [--home DIR] [--json]
+       svc inbox show RUN [--utc] [--home DIR] [--json]
+       svc inbox read RUN [--utc] [--home DIR] [--json]
 
 Lists the results routines wrote (outputTarget inbox or file), newest first;
---unread only those not yet read. "show" prints a result's Markdown; "read"
+--unread only those not yet read. "show" prints a result's Markdown, its tables
+as aligned columns and its times in the local time zone (--utc: in UTC); "read"
 prints it and marks it read. See docs/automations.md.`,
   run(args, io) {
     if (args[0] === "show" || args[0] === "read") {
@@ -65,7 +67,9 @@ async function listInbox(args: string[], io: Io): Promise<number> {
 }
 
 async function showResult(args: string[], io: Io, markRead: boolean): Promise<number> {
-  const { values, positionals } = parseCommandArgs(args, CLIENT_OPTIONS, { positionals: 1 });
+  const { values, positionals } = parseCommandArgs(args, { ...CLIENT_OPTIONS, ...TIME_OPTIONS }, {
+    positionals: 1,
+  });
   const runText = requireId(positionals, "run");
   return await withClient(values.home, io, async (client) => {
     const runId = await resolveRunId(client, runText);
@@ -78,7 +82,7 @@ async function showResult(args: string[], io: Io, markRead: boolean): Promise<nu
       io,
       response,
       values.json,
-      ({ result }) => result.markdown.trimEnd(),
+      ({ result }) => markdownForTerminal(result.markdown.trimEnd(), values.utc),
     );
   });
 }

@@ -58,15 +58,20 @@ function errorText(body: unknown): string {
  * are measured, so no cell can break a row or the terminal.
  */
 export function table(headers: string[], rows: string[][]): string {
-  const [safeHeaders, ...safeRows] = [headers, ...rows].map((row) =>
-    row.map((cell) => terminalSafe(oneLine(cell)))
-  );
-  const widths = safeHeaders.map((header, i) =>
-    Math.max(header.length, ...safeRows.map((row) => (row[i] ?? "").length))
+  return alignedRows([headers, ...rows]);
+}
+
+/** `table` without a header row: each cell made safe, every column but the last padded. */
+export function alignedRows(rows: string[][]): string {
+  const safeRows = rows.map((row) => row.map((cell) => terminalSafe(oneLine(cell))));
+  const columns = Math.max(0, ...safeRows.map((row) => row.length));
+  const widths = Array.from(
+    { length: columns },
+    (_, i) => Math.max(...safeRows.map((row) => (row[i] ?? "").length)),
   );
   const line = (cells: string[]) =>
     cells.map((cell, i) => i === cells.length - 1 ? cell : cell.padEnd(widths[i])).join("  ");
-  return [line(safeHeaders), ...safeRows.map(line)].join("\n");
+  return safeRows.map(line).join("\n");
 }
 
 /** Text on one line: runs of white space (newlines included) become one space. */

@@ -1,6 +1,7 @@
 /** `svc approvals` and `svc approve` against a real `svc serve` (issue 10, D18). */
 import assert from "node:assert/strict";
-import { approvalsTable, describeRequest } from "../../src/cli/approvals.ts";
+import { approvalsTable, describeRequest, logTable } from "../../src/cli/approvals.ts";
+import { localTime } from "../../src/cli/output.ts";
 import { waitForEnd } from "../helpers/daemon.ts";
 import { startCliDaemon } from "./cli_daemon.ts";
 
@@ -21,6 +22,33 @@ Deno.test("approvalsTable() lists requests with their expiry, or says there are 
     ["SESSION", "REQUEST", "TOOL", "EXPIRES", "SUMMARY"],
     ["ses_1", "req_1", "Bash", "in 4m 10s", "Bash: touch x"],
   ]);
+});
+
+Deno.test("logTable() prints each decision's time as every command does, --utc in UTC (issue 38 item 14)", () => {
+  const entry = {
+    cursor: "1",
+    at: "2026-11-23T10:00:00.000Z",
+    sessionId: "ses_1",
+    harness: "claude",
+    requestId: "req_1",
+    tool: "Bash",
+    summary: "touch x",
+    command: "touch x",
+    paths: [],
+    decision: "allow" as const,
+    by: "owner" as const,
+    ruleId: null,
+  };
+  const row = (utc: boolean) => logTable([entry], utc).split("\n")[1].split(/\s{2,}/);
+  assert.deepEqual(row(true), [
+    "2026-11-23 10:00 UTC",
+    "ses_1",
+    "allow",
+    "owner",
+    "Bash",
+    "touch x",
+  ]);
+  assert.equal(row(false)[0], localTime(entry.at));
 });
 
 Deno.test("describeRequest() is the summary, named after the tool when it does not say it", () => {
@@ -142,6 +170,7 @@ Deno.test("svc approvals rules add/list/rm and svc approvals log (D28)", async (
     return stdout.includes(`rule ${id}`) ? stdout : undefined;
   });
   assert.match(log, /^TIME\s+SESSION\s+DECISION\s+BY\s+TOOL\s+COMMAND \/ PATHS$/m);
+  assert.match(log, /^\d{4}-\d\d-\d\d \d\d:\d\d \S+\s+ses_/m, "a local time, not ISO");
   assert.match(log, new RegExp(`${session}\\s+allow\\s+rule ${id}\\s+Bash\\s+touch ruled$`, "m"));
   const json = JSON.parse((await d.svc(["approvals", "log", "--json"])).stdout);
   assert.equal(json.entries[0].by, "rule");

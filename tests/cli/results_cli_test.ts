@@ -49,6 +49,11 @@ Deno.test("svc inbox lists, shows and reads results; svc worktrees lists and pru
     const shown = await d.svc(["inbox", "show", run.runId]);
     assert.equal(shown.code, 0, shown.stderr);
     assert.match(shown.stdout, /^# Edit things: succeeded\n/);
+    // Issue 38 item 14: the result's table as aligned columns, its times as every command prints them.
+    assert.doesNotMatch(shown.stdout, /^\|/m);
+    assert.match(shown.stdout, /^Started\s+\d{4}-\d\d-\d\d \d\d:\d\d \S+$/m);
+    const utc = await d.svc(["inbox", "show", run.runId, "--utc"]);
+    assert.match(utc.stdout, /^Ended\s+\d{4}-\d\d-\d\d \d\d:\d\d UTC$/m);
     assert.match(shown.stdout, /1 file changed, \+1 −1 \(1 uncommitted\)/);
     assert.equal((await d.svc(["inbox", "--unread"])).stdout.includes(run.runId), true);
     assert.equal((await d.svc(["inbox", "read", run.runId])).code, 0);
