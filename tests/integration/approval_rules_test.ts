@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { freePort, restartTestDaemon, startTestDaemon, waitForEnd } from "../helpers/daemon.ts";
+import type { TestDaemon } from "../helpers/daemon.ts";
 import { gitRepository } from "../helpers/git.ts";
 import { removeTree, tempHome } from "../helpers/home.ts";
 import { httpRequest, rawHttp } from "../helpers/http.ts";
@@ -108,28 +109,35 @@ Deno.test("over TCP rules and the log are readable, adding and removing is 403 (
   assert.equal((await t.client.get<Any>("/approval-rules")).body.rules.length, 1, "unchanged");
 });
 
+/**
+ * Answers the first permission request of `sessionId` "always" in `scope`:
+ * the request as `svc.sessions.approvals` listed it, and the rule it made.
+ */
+async function answerAlways(t: TestDaemon, sessionId: string, scope: string) {
+  const [request] = await waitForKind(t, sessionId, "agent.permission");
+  const [pending] = (await act(t, "svc.sessions.approvals", { sessionId })).result.approvals;
+  const answered = await act(t, "svc.sessions.approve", {
+    sessionId,
+    requestId: request.requestId,
+    decision: "allow",
+    scope,
+  });
+  assert.equal(answered.http, 200, JSON.stringify(answered));
+  return { pending, rule: answered.result.rule };
+}
+
 Deno.test("always creates svc's rule for the scope asked; the agent gets a plain allow (D28)", async () => {
   await using t = await startTestDaemon({ configJson: agentConfig() });
   const project = await Deno.realPath(await tempHome());
   try {
     const first = await launchAgent(t, project, { approvals: "ask" });
-    const [request] = await waitForKind(t, first, "agent.permission");
-    const [pending] = (await act(t, "svc.sessions.approvals", { sessionId: first })).result
-      .approvals;
+    const { pending, rule } = await answerAlways(t, first, "session");
     assert.deepEqual([pending.kind, pending.command, pending.argv, pending.projectRoot], [
       "shell",
       "touch created.txt",
       ["touch", "created.txt"],
       project,
     ]);
-    const answered = await act(t, "svc.sessions.approve", {
-      sessionId: first,
-      requestId: request.requestId,
-      decision: "allow",
-      scope: "session",
-    });
-    assert.equal(answered.http, 200, JSON.stringify(answered));
-    const rule = answered.result.rule;
     assert.deepEqual(
       { ...rule, id: undefined, createdAt: undefined },
       {
@@ -278,19 +286,10 @@ Deno.test("always for this project from a worktree session covers the checkout a
   const repo = await gitRepository();
   try {
     const isolated = await launchAgent(t, repo, { approvals: "ask", isolation: "worktree" });
-    const [request] = await waitForKind(t, isolated, "agent.permission");
-    const [pending] = (await act(t, "svc.sessions.approvals", { sessionId: isolated })).result
-      .approvals;
+    const { pending, rule } = await answerAlways(t, isolated, "project");
     assert.equal(pending.projectRoot, repo, "the project of a worktree session is its repository");
-    const answered = await act(t, "svc.sessions.approve", {
-      sessionId: isolated,
-      requestId: request.requestId,
-      decision: "allow",
-      scope: "project",
-    });
-    assert.equal(answered.http, 200, JSON.stringify(answered));
-    const ruleId = answered.result.rule.id;
-    assert.equal(answered.result.rule.projectRoot, repo);
+    assert.equal(rule.projectRoot, repo);
+    const ruleId = rule.id;
     // The repository's checkout and another isolated run of it: both allowed by the rule.
     const checkout = await launchAgent(t, repo, { approvals: "deny" });
     const other = await launchAgent(t, repo, { approvals: "deny", isolation: "worktree" });
