@@ -231,7 +231,8 @@ for (const [columns, rows] of [[80, 24], [200, 50]]) {
             assert.match(await pane.screen(), new RegExp(`${id} agent`), "n did not jump away");
             const many = Array.from({ length: 120 }, (_, i) => `row ${i}`).join("\n");
             await daemon.client.post(`/sessions/${id}/input`, { data: `rows\n${many}` });
-            await pane.waitFor(/row 119\n(.*\n)*.*following live|row 119\n/);
+            // The input's own echo shows row 119 too: wait for the turn's end, after the agent's reply.
+            await pane.waitFor(/idle · 2 turns(.*\n)*.*row 119\n/);
             await pane.keys(["k"], true);
             await pane.waitFor(/scrolled back 1 line · G follows live/);
             await pane.keys(["j"], true);
