@@ -11,13 +11,13 @@ import { killProcessGroup } from "./spawner.ts";
 /**
  * SIGKILLs the orphans' process groups whose recorded leader is still the
  * process home `home` started, and every process carrying the home's marker
- * of one of them (one scan for all).
+ * of one of them, whichever start (one scan for all).
  */
 export function killOrphanProcesses(home: string, orphans: readonly SessionRow[]): void {
   for (const row of orphans) {
     if (row.pgid !== null && ownsRecordedLeader(home, row)) killProcessGroup(row.pgid, "SIGKILL");
   }
-  signalMarked(home, orphans.map((row) => row.id), "SIGKILL");
+  signalMarked(home, new Map(orphans.map((row) => [row.id, null])), "SIGKILL");
 }
 
 /** Its recorded pid has the recorded start time and carries this home's marker of the session. */

@@ -1,8 +1,10 @@
 /**
  * Which processes belong to a session (issue 13), beyond its process group:
  *
- * - every session's process gets `SVC_SESSION_ID=<id>` and
- *   `SVC_SESSION_HOME=<the daemon's home, real path>` in its environment,
+ * - every session's process gets `SVC_SESSION_ID=<id>`,
+ *   `SVC_SESSION_HOME=<the daemon's home, real path>` and
+ *   `SVC_SESSION_START=<which start of the session: 0 at launch, then one
+ *   more per resume>` in its environment,
  *   which its descendants inherit, daemonized ones (setsid, double fork)
  *   included; on Linux `/proc/<pid>/environ` finds them all. Only both
  *   together mark a process as this home's: a store restored into another
@@ -20,10 +22,20 @@
 export const SESSION_MARKER = "SVC_SESSION_ID";
 /** The environment variable that names the home whose daemon started them. */
 export const HOME_MARKER = "SVC_SESSION_HOME";
+/**
+ * The environment variable that names which start of the session (its
+ * generation) a process belongs to: the sweep after one start's end must
+ * spare the agent of the next (issue 38 item 5).
+ */
+export const GENERATION_MARKER = "SVC_SESSION_START";
 
-/** The environment that marks session `sessionId`'s processes as home `home`'s. */
-export function sessionMarkers(home: string, sessionId: string): Record<string, string> {
-  return { [SESSION_MARKER]: sessionId, [HOME_MARKER]: home };
+/** The environment that marks a process as home `home`'s session `sessionId`, start `generation`. */
+export function sessionMarkers(
+  home: string,
+  sessionId: string,
+  generation: number,
+): Record<string, string> {
+  return { [SESSION_MARKER]: sessionId, [HOME_MARKER]: home, [GENERATION_MARKER]: `${generation}` };
 }
 
 /**
@@ -75,17 +87,21 @@ export function carriesMarkers(pid: number, home: string, sessionId: string): bo
   return markers?.home === home && markers.sessionId === sessionId;
 }
 
-/** Signals every marked process of home `home`'s sessions, with one scan; returns how many. */
+/**
+ * Signals the marked processes of home `home`'s sessions, with one scan;
+ * returns how many. `sessions` maps a session id to the starts whose
+ * processes are meant, or to null for all of its starts.
+ */
 export function signalMarked(
   home: string,
-  sessionIds: Iterable<string>,
+  sessions: ReadonlyMap<string, ReadonlySet<number> | null>,
   signal: Deno.Signal,
 ): number {
-  const wanted = new Set(sessionIds);
-  if (wanted.size === 0) return 0;
+  if (sessions.size === 0) return 0;
   let signalled = 0;
-  for (const [pid, sessionId] of scanMarkers(home)) {
-    if (!wanted.has(sessionId)) continue;
+  for (const [pid, sessionId, start] of scanMarkers(home)) {
+    const starts = sessions.get(sessionId);
+    if (starts === undefined || (starts !== null && !starts.has(Number(start ?? 0)))) continue;
     try {
       Deno.kill(pid, signal);
       signalled++;
@@ -100,7 +116,8 @@ export function signalMarked(
  */
 export class MarkedReaper {
   readonly #home: string;
-  #pending = new Map<string, Deno.Signal>();
+  /** Signals queued per session start, keyed `<session id> <generation>`. */
+  #pending = new Map<string, { sessionId: string; generation: number; signal: Deno.Signal }>();
   #timer: ReturnType<typeof setTimeout> | null = null;
 
   /** Reaps processes of home `home` only (its real path). */
@@ -108,29 +125,39 @@ export class MarkedReaper {
     this.#home = home;
   }
 
-  /** Queues `signal` for session `sessionId`'s marked processes (SIGKILL wins over SIGTERM). */
-  signal(sessionId: string, signal: Deno.Signal): void {
+  /**
+   * Queues `signal` for the marked processes of session `sessionId`'s start
+   * `generation`, never those of another start (SIGKILL wins over SIGTERM).
+   */
+  signal(sessionId: string, generation: number, signal: Deno.Signal): void {
     if (Deno.build.os !== "linux") return;
-    if (this.#pending.get(sessionId) !== "SIGKILL") this.#pending.set(sessionId, signal);
+    const key = `${sessionId} ${generation}`;
+    if (this.#pending.get(key)?.signal !== "SIGKILL") {
+      this.#pending.set(key, { sessionId, generation, signal });
+    }
     this.#timer ??= setTimeout(() => this.#run(), 0);
   }
 
   #run(): void {
     this.#timer = null;
-    const pending = this.#pending;
+    const pending = [...this.#pending.values()];
     this.#pending = new Map();
-    for (const signal of new Set(pending.values())) {
-      signalMarked(
-        this.#home,
-        [...pending].filter(([, s]) => s === signal).map(([id]) => id),
-        signal,
-      );
+    for (const signal of new Set(pending.map((entry) => entry.signal))) {
+      const starts = new Map<string, Set<number>>();
+      for (const entry of pending.filter((entry) => entry.signal === signal)) {
+        const set = starts.get(entry.sessionId) ?? new Set();
+        starts.set(entry.sessionId, set.add(entry.generation));
+      }
+      signalMarked(this.#home, starts, signal);
     }
   }
 }
 
-/** Every process of this user carrying home `home`'s markers, with its session id (Linux). */
-function* scanMarkers(home: string): Iterable<[number, string]> {
+/**
+ * Every process of this user carrying home `home`'s markers, with its
+ * session id and start (null: unmarked, a launch of a daemon before starts were; read as 0) (Linux).
+ */
+function* scanMarkers(home: string): Iterable<[number, string, string | null]> {
   let entries: Iterable<Deno.DirEntry>;
   try {
     entries = Deno.readDirSync("/proc");
@@ -141,25 +168,28 @@ function* scanMarkers(home: string): Iterable<[number, string]> {
     if (!/^\d+$/.test(entry.name) || Number(entry.name) === Deno.pid) continue;
     const markers = readMarkers(Number(entry.name));
     if (markers?.home === home && markers.sessionId !== undefined) {
-      yield [Number(entry.name), markers.sessionId];
+      yield [Number(entry.name), markers.sessionId, markers.generation ?? null];
     }
   }
 }
 
 /** The markers in process `pid`'s environment; null when it cannot be read (Linux). */
-function readMarkers(pid: number): { sessionId?: string; home?: string } | null {
+function readMarkers(
+  pid: number,
+): { sessionId?: string; home?: string; generation?: string } | null {
   let environ: string;
   try {
     environ = Deno.readTextFileSync(`/proc/${pid}/environ`);
   } catch {
     return null;
   }
-  const markers: { sessionId?: string; home?: string } = {};
+  const markers: { sessionId?: string; home?: string; generation?: string } = {};
   for (const variable of environ.split("\0")) {
     const at = variable.indexOf("=");
     const name = variable.slice(0, at);
     if (name === SESSION_MARKER) markers.sessionId = variable.slice(at + 1);
     else if (name === HOME_MARKER) markers.home = variable.slice(at + 1);
+    else if (name === GENERATION_MARKER) markers.generation = variable.slice(at + 1);
   }
   return markers;
 }

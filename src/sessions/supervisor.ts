@@ -118,6 +118,8 @@ export interface SupervisorOptions {
 interface LiveSession {
   row: SessionRow;
   process: SpawnedProcess;
+  /** Which start of the session this process is (its marker): 0 at launch, +1 per resume. */
+  generation: number;
   stdin: WritableStreamDefaultWriter<Uint8Array> | null;
   /** Input bytes accepted but not yet taken by the child (it may not be reading). */
   pendingInput: number;
@@ -369,7 +371,7 @@ export class Supervisor {
         cwd: spec.cwd,
         env: {
           ...launchEnv(spec.harness, spec.harness.protocol === "raw" ? null : spec.approvals),
-          ...sessionMarkers(this.#options.home, row.id),
+          ...sessionMarkers(this.#options.home, row.id, row.resumes),
         },
       });
     } catch (error) {
@@ -405,6 +407,7 @@ export class Supervisor {
     const live: LiveSession = {
       row,
       process,
+      generation: row.resumes,
       stdin: process.stdin.getWriter(),
       pendingInput: 0,
       killRequested: false,
@@ -600,7 +603,7 @@ export class Supervisor {
   /** The session's process group, and its marked processes that left the group. */
   #signalAll(live: LiveSession, signal: Deno.Signal): void {
     live.process.killGroup(signal);
-    this.#reaper.signal(live.row.id, signal);
+    this.#reaper.signal(live.row.id, live.generation, signal);
   }
 
   /** The end of a live session, or null when it is not live. */
@@ -692,12 +695,13 @@ export class Supervisor {
     // ignored SIGTERM, a background job) are ended with the session.
     this.#signalAll(live, live.killRequested ? "SIGKILL" : "SIGTERM");
     if (!live.killRequested) {
-      // A leftover that ignores SIGTERM gets SIGKILL after the grace.
-      const pgid = live.process.pgid;
-      const sessionId = live.row.id;
+      // A leftover that ignores SIGTERM gets SIGKILL after the grace; a resume started
+      // meanwhile is another start of the session and is spared (issue 38 item 5).
+      const { pgid } = live.process;
+      const { generation, row: { id: sessionId } } = live;
       setTimeout(() => {
         killProcessGroup(pgid, "SIGKILL");
-        this.#reaper.signal(sessionId, "SIGKILL");
+        this.#reaper.signal(sessionId, generation, "SIGKILL");
       }, LEFTOVER_GRACE_MS);
     }
     live.stdin?.close().catch(() => {});

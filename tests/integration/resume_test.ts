@@ -174,6 +174,23 @@ Deno.test("20 concurrent resumes start exactly one agent (D26)", async () => {
   });
 });
 
+Deno.test("a resume within 2 s of the end survives the sweep of the ended start (issue 38 item 5)", async () => {
+  await using t = await startTestDaemon({ configJson: config() });
+  await withProject(async (project) => {
+    const id = await endedConversation(t, { projectRoot: project });
+    const resumed = await resume(t, id);
+    assert.equal(resumed.status, 200, JSON.stringify(resumed.body));
+    // The ended start's leftovers get SIGKILL 2 s after its end: the resumed agent is not one.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    assert.equal((await t.client.get<Json>(`/sessions/${id}`)).body.status, "running");
+    await t.client.post(`/sessions/${id}/input`, { data: "still here" });
+    const turns = await waitForKind(t, id, "agent.turn", 3);
+    assert.equal(turns[2].result, "echo (resumed fixture-session-1): still here");
+    await t.client.post(`/sessions/${id}/close`, {});
+    assert.equal((await waitForEnd(t.client, id)).status, "completed");
+  });
+});
+
 Deno.test("an agent that cannot resume ends the session failed again, its message logged (D26)", async () => {
   await using t = await startTestDaemon({ configJson: config() });
   await withProject(async (project) => {
