@@ -194,7 +194,8 @@ export function createAcpAdapter(context: AdapterContext): ProtocolAdapter {
       const text = str(error.message) ?? "Unknown error";
       // A session that cannot start, or cannot use the model asked for, is not worth keeping.
       const fatal = method !== "session/prompt";
-      return [{ type: "error", message: `Agent refused "${method}": ${text}`, fatal }];
+      const message = `Agent refused "${method}": ${text}`;
+      return [{ type: "error", message, fatal, ...(method === "session/load" && { lost: true }) }];
     }
     if (method === "initialize") {
       agentVersion = str(obj(result.agentInfo)?.version);

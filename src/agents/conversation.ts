@@ -379,6 +379,7 @@ export class Conversation {
         this.#pump();
         return;
       case "error":
+        if (step.lost) this.#setState({ resumable: false });
         if (step.fatal) this.#fatal(step.message);
         else this.#error(step.message);
         return;

@@ -107,8 +107,12 @@ export type AdapterStep =
     result: string | null;
     usage: Usage | null;
   }
-  /** Something went wrong that the user should see (agent.error); `fatal` ends the session. */
-  | { type: "error"; message: string; fatal: boolean }
+  /**
+   * Something went wrong that the user should see (agent.error); `fatal` ends
+   * the session; `lost`: the agent refused to load the conversation, which is
+   * no longer resumable (gemini keeps refusing a session it lost once).
+   */
+  | { type: "error"; message: string; fatal: boolean; lost?: boolean }
   /** A line to write to the child's stdin (a reply the protocol needs, e.g. to an unknown request). */
   | { type: "write"; line: string };
 

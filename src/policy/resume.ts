@@ -9,7 +9,8 @@ export type NotResumableReason =
   | "harness_unavailable"
   | "invalid_agent_session_id"
   | "paths_refused"
-  | "worktree_replaced";
+  | "worktree_replaced"
+  | "clock_before_end";
 
 /**
  * Whether `row` may be resumed now (D26), from the record alone: null when
@@ -45,11 +46,14 @@ export function resumeRefusal(row: SessionRow): ServiceError | null {
 const REASONS: Readonly<Record<NotResumableReason, string>> = {
   not_a_conversation: "it runs a raw harness, not an agent conversation",
   no_agent_session_id: "its agent never reported a session id",
-  agent_cannot_load: "its agent did not advertise that it can load a session",
+  agent_cannot_load:
+    "its agent cannot load it: it did not advertise loading sessions, or refused to load this one",
   harness_unavailable: "its harness is no longer configured or installed",
   invalid_agent_session_id: "its recorded agent session id is not in its agent's format",
   paths_refused: "its paths no longer pass the launch checks",
   worktree_replaced: "its worktree is no longer the directory svc made",
+  clock_before_end:
+    "the clock is before its end, and its agent loses a conversation loaded in the minute it was recorded",
 };
 
 /**

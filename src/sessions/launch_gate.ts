@@ -16,6 +16,7 @@ export function daemonStopping(what: "launch" | "resume"): ServiceError {
  */
 export class LaunchGate {
   #open = true;
+  readonly #closing = new AbortController();
   #inFlight = 0;
   #drained: PromiseWithResolvers<void> | null = null;
 
@@ -27,6 +28,11 @@ export class LaunchGate {
   /** False once `close` was called. */
   get open(): boolean {
     return this.#open;
+  }
+
+  /** Aborts when `close` is called: an admitted one that waits stops waiting. */
+  get closing(): AbortSignal {
+    return this.#closing.signal;
   }
 
   /** Admits one launch or resume, to `leave` when it settles; 503 once closed. */
@@ -43,6 +49,7 @@ export class LaunchGate {
   /** Admits no more; resolves once every admitted one has left. */
   close(): Promise<void> {
     this.#open = false;
+    this.#closing.abort();
     if (this.#inFlight === 0) return Promise.resolve();
     this.#drained ??= Promise.withResolvers();
     return this.#drained.promise;

@@ -10,7 +10,8 @@ import { newId } from "../ids.ts";
 import type { Logger } from "../log.ts";
 import type { SessionRow, SessionsStore, SessionStatus } from "../store/sessions_store.ts";
 import { buildArgv, type HarnessSpec, launchEnv, resumeArgs } from "./harnesses.ts";
-import { resumeRefusal } from "../policy/resume.ts";
+import { notResumable, resumeRefusal } from "../policy/resume.ts";
+import { loadWaitMs, loadWaitNotice, MAX_LOAD_WAIT_MS } from "./load_minute.ts";
 import {
   Conversation,
   type ConversationIo,
@@ -306,6 +307,8 @@ export class Supervisor {
     this.#resuming.add(sessionId);
     try {
       const cwd = await options.check(row);
+      const waitMs = loadWaitMs(options.harness, row, clock.now());
+      if (waitMs > MAX_LOAD_WAIT_MS) throw notResumable(sessionId, "clock_before_end");
       const previousStatus = row.status;
       const now = isoTime(clock.now());
       const model = options.model ?? row.model;
@@ -332,6 +335,11 @@ export class Supervisor {
         status: "running",
         activity: row.activity,
       });
+      if (waitMs > 0) {
+        const message = loadWaitNotice(waitMs, clock.now());
+        await events.append(sessionId, "agent.notice", { level: "info", message });
+        await clock.sleep(waitMs, this.#gate.closing); // A stop ends the wait: #start refuses.
+      }
       return await this.#start(row, {
         harness: options.harness,
         cwd,

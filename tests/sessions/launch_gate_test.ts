@@ -32,3 +32,12 @@ Deno.test("LaunchGate.close() resolves once every admitted one has left", async 
   await closing;
   assert.equal(drained, true);
 });
+
+Deno.test("LaunchGate.closing aborts once the stop begins, so a waiting resume stops waiting", () => {
+  const gate = new LaunchGate();
+  assert.equal(gate.closing.aborted, false);
+  gate.enter("resume");
+  void gate.close();
+  assert.equal(gate.closing.aborted, true);
+  gate.leave();
+});
