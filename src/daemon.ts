@@ -45,7 +45,7 @@ import { DaemonFeed } from "./events/daemon_feed.ts";
 import { commandNotifier, notify, type NotifyEvent } from "./notify/notify_command.ts";
 import { denoSpawner, type Spawner } from "./sessions/spawner.ts";
 import { OwnedProcesses } from "./sessions/owned_processes.ts";
-import { prepareLaunch } from "./api/sessions.ts";
+import { Launcher } from "./sessions/launcher.ts";
 import { RoutinesStore } from "./store/routines_store.ts";
 import { RunsStore } from "./store/runs_store.ts";
 import { Runner } from "./automations/runner.ts";
@@ -232,8 +232,16 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       },
     });
     const worktrees = new Worktrees({ root: paths.worktrees, sessions, clock, log, processes });
+    const launcher = new Launcher({
+      home: Deno.realPathSync(paths.root),
+      harnesses: () => harnesses,
+      capabilities,
+      projectRoots: () => config.projectRoots,
+      inspectWorktree: (sessionId, record) => worktrees.inspect(sessionId, record),
+    });
     const supervisor = new Supervisor({
       home: Deno.realPathSync(paths.root),
+      launcher,
       sessions,
       events: eventLog,
       live: liveEvents,
@@ -267,9 +275,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const sessionDeps = {
       sessions,
       supervisor,
-      harnesses: () => harnesses,
-      capabilities,
-      projectRoots: () => config.projectRoots,
+      launcher,
       defaultApprovals: () => config.approvals.interactive,
       worktrees,
       worktreeSetup: (cwd: string) => configuredSetup(config.worktreeSetup, cwd),
@@ -357,7 +363,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       },
       launch: async (routine, runId, cwd) => {
         const definition = routine.definition;
-        const spec = await prepareLaunch(sessionDeps, {
+        const spec = await launcher.checkLaunch({
           projectRoot: cwd,
           harness: definition.runtime,
           prompt: definition.prompt,

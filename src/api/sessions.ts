@@ -13,28 +13,21 @@ import { integerParam } from "./query.ts";
 import type { Route } from "./route.ts";
 import { ID_PREFIX_PATTERN, idPrefixSchema, parseInput } from "../validate.ts";
 import { readJsonBody } from "../policy/body.ts";
-import type { CapabilityRegistry } from "../sessions/capabilities.ts";
 import type { ApprovalPolicy } from "../approvals/broker.ts";
-import type { HarnessSpec } from "../sessions/harnesses.ts";
+import type { Launcher } from "../sessions/launcher.ts";
 import {
-  defaultTitle,
   emptyRequestSchema,
   inputRequestSchema,
   killRequestSchema,
   launchRequestSchema,
-  MAX_PROMPT_BYTES,
   parseLaunchRequest,
   refuseContextAdmission,
   resumeRequestSchema,
 } from "../sessions/launch_request.ts";
-import { resolveLaunchPaths } from "../sessions/paths.ts";
-import { checkResume } from "../sessions/resume_checks.ts";
-import { redactText } from "../events/redact.ts";
 import type { LaunchSpec, Supervisor } from "../sessions/supervisor.ts";
 import { type Clock, isoTime } from "../clock.ts";
 import { USAGE_GROUPS, type UsageGroup, usageTotals } from "../sessions/usage_totals.ts";
 import { launchIsolated } from "../worktrees/isolated_launch.ts";
-import { notResumable } from "../policy/resume.ts";
 import type { Worktrees } from "../worktrees/worktrees.ts";
 import type { WorktreeSetup } from "../worktrees/setup.ts";
 import {
@@ -44,16 +37,12 @@ import {
   type SessionStatus,
 } from "../store/sessions_store.ts";
 
-/** A prompt passed as one argument must stay under Linux's per-argument limit (128 KiB). */
-const MAX_ARG_PROMPT_BYTES = 120 * 1024;
-
 /** What the session routes need. */
 export interface SessionDeps {
   readonly sessions: SessionsStore;
   readonly supervisor: Supervisor;
-  readonly harnesses: () => ReadonlyMap<string, HarnessSpec>;
-  readonly capabilities: CapabilityRegistry;
-  readonly projectRoots: () => readonly string[] | null;
+  /** The launch checks (D7). */
+  readonly launcher: Launcher;
   /** The approval policy of a launch that names none (config `approvals.interactive`, D18). */
   readonly defaultApprovals: () => ApprovalPolicy;
   /** Worktrees of isolated sessions (D20). */
@@ -63,73 +52,6 @@ export interface SessionDeps {
   readonly clock: Clock;
   /** The host's time zone: `GET /usage` days and `since` dates are its calendar days. */
   readonly hostZone: () => string;
-}
-
-/**
- * Validates a launch down to a `LaunchSpec` (D7): harness known and enabled,
- * prompt small enough for how the harness takes it, paths contained. Shared
- * by `POST /sessions` and automation runs (C3: one launch path).
- */
-/** The harnesses a launch may name, for a refusal: `enabled harnesses: a, b` (or `none`). */
-function enabledHarnesses(deps: SessionDeps): string {
-  const enabled = [...deps.harnesses().keys()]
-    .filter((id) => {
-      const status = deps.capabilities.harness(id)?.status;
-      return status !== undefined && status !== "disabled";
-    })
-    .sort();
-  return enabled.length === 0
-    ? "no harness is enabled (see svc capabilities)"
-    : `enabled harnesses: ${enabled.join(", ")}`;
-}
-
-export async function prepareLaunch(
-  deps: SessionDeps,
-  request: {
-    projectRoot: string;
-    cwd?: string;
-    harness: string;
-    prompt: string;
-    model?: string;
-    title?: string;
-    familiarId?: string;
-  },
-): Promise<Omit<LaunchSpec, "origin" | "oneShot" | "approvals">> {
-  const harness = deps.harnesses().get(request.harness);
-  const status = deps.capabilities.harness(request.harness)?.status;
-  if (!harness || status === undefined) {
-    throw invalidRequest(
-      `Harness "${request.harness}" is not supported; ${enabledHarnesses(deps)}`,
-      "harness",
-    );
-  }
-  if (status === "disabled") {
-    throw invalidRequest(
-      `Harness "${request.harness}" is not installed: its program was not found; ${
-        enabledHarnesses(deps)
-      }`,
-      "harness",
-    );
-  }
-  const promptBytes = new TextEncoder().encode(request.prompt).length;
-  if (promptBytes === 0 || promptBytes > MAX_PROMPT_BYTES) {
-    throw invalidRequest(`Prompt must be 1 to ${MAX_PROMPT_BYTES} bytes of UTF-8`, "prompt");
-  }
-  if (harness.prompt === "arg" && promptBytes > MAX_ARG_PROMPT_BYTES) {
-    throw invalidRequest(
-      `Prompt is too long for harness "${harness.id}", which takes it as an argument (at most ${MAX_ARG_PROMPT_BYTES} bytes)`,
-      "prompt",
-    );
-  }
-  const paths = await resolveLaunchPaths(request.projectRoot, request.cwd, deps.projectRoots());
-  return {
-    ...paths,
-    harness,
-    prompt: request.prompt,
-    model: request.model ?? null,
-    title: request.title === undefined ? defaultTitle(request.prompt) : redactText(request.title),
-    familiarId: request.familiarId ?? null,
-  };
 }
 
 /**
@@ -218,7 +140,7 @@ export function sessionRoutes(deps: SessionDeps): Route[] {
       handler: async ({ req }) => {
         const request = parseLaunchRequest(await readJsonBody(req));
         refuseContextAdmission(request);
-        const spec = await prepareLaunch(deps, request);
+        const spec = await deps.launcher.checkLaunch(request);
         const launchSpec: LaunchSpec = {
           ...spec,
           origin: "api",
@@ -395,22 +317,10 @@ function resumeRoute(deps: SessionDeps): Route {
     body: resumeRequestSchema,
     handler: async ({ req, params }) => {
       const request = parseInput(resumeRequestSchema, await readJsonBody(req));
-      const row = deps.sessions.get(params.id);
-      if (!row) throw sessionNotFound(params.id);
-      const harness = deps.harnesses().get(row.harness);
-      const status = deps.capabilities.harness(row.harness)?.status;
-      if (!harness || status === undefined || status === "disabled") {
-        throw notResumable(params.id, "harness_unavailable");
-      }
-      const { row: resumed } = await deps.supervisor.resume(params.id, {
-        harness,
-        ...(request.model !== undefined ? { model: request.model } : {}),
-        check: (ended) =>
-          checkResume(ended, harness, {
-            projectRoots: deps.projectRoots(),
-            inspectWorktree: (sessionId, record) => deps.worktrees.inspect(sessionId, record),
-          }),
-      });
+      const { row: resumed } = await deps.supervisor.resume(
+        params.id,
+        request.model !== undefined ? { model: request.model } : {},
+      );
       return jsonResponse(sessionRecord(resumed));
     },
   };

@@ -9,7 +9,8 @@ import { StreamRedactor } from "../events/stream_redactor.ts";
 import { newId } from "../ids.ts";
 import type { Logger } from "../log.ts";
 import type { SessionRow, SessionsStore, SessionStatus } from "../store/sessions_store.ts";
-import { buildArgv, type HarnessSpec, launchEnv, resumeArgs } from "./harnesses.ts";
+import type { HarnessSpec } from "./harnesses.ts";
+import type { Launcher } from "./launcher.ts";
 import { notResumable, resumeRefusal } from "../policy/resume.ts";
 import { loadWaitMs, loadWaitNotice, MAX_LOAD_WAIT_MS } from "./load_minute.ts";
 import {
@@ -22,7 +23,7 @@ import {
 import { type AdapterFactory, type AgentProtocolId, NO_USAGE } from "../agents/protocol.ts";
 import type { ApprovalPolicy } from "../approvals/broker.ts";
 import type { WorktreeRecord } from "../worktrees/worktree_record.ts";
-import { MarkedReaper, processStartTime, sessionMarkers } from "./process_tree.ts";
+import { MarkedReaper, processStartTime } from "./process_tree.ts";
 import { killOrphanProcesses } from "./orphan_processes.ts";
 import { openRawArtifact, PARTIAL_IDLE_MS, pumpOutput } from "./output_pump.ts";
 import { daemonStopping, LaunchGate } from "./launch_gate.ts";
@@ -86,6 +87,8 @@ export interface SupervisorOptions {
   /** Live-only events to the sessions' stream readers (D29). */
   live: LiveEvents;
   spawner: Spawner;
+  /** Runs the resume checks and builds each start's argv, environment and cwd. */
+  launcher: Launcher;
   clock: Clock;
   log: Logger;
   maxLiveSessions: number;
@@ -280,14 +283,11 @@ export class Supervisor {
    * same session id and event log (seqs go on after a `session.resumed`
    * event), its turns and usage adding up. Refused with 409 while live or
    * being resumed, and when the record says it cannot be; 429 past the live
-   * limit, like a launch; `check` re-runs the launch checks (issue 33 item
-   * 6) and gives the real cwd. An agent that cannot load it ends the
-   * session `failed` again, its message in the log.
+   * limit, like a launch; the launcher re-runs the launch checks (issue 33
+   * item 6) and gives the harness and the real cwd. An agent that cannot
+   * load it ends the session `failed` again, its message in the log.
    */
-  async resume(
-    sessionId: string,
-    options: { harness: HarnessSpec; model?: string; check: (row: SessionRow) => Promise<string> },
-  ): Promise<Launched> {
+  async resume(sessionId: string, options: { model?: string } = {}): Promise<Launched> {
     const { sessions, events, clock } = this.#options;
     // Checked and reserved before the first await: of concurrent resumes exactly one starts.
     if (this.#live.has(sessionId) || this.#resuming.has(sessionId)) {
@@ -306,8 +306,8 @@ export class Supervisor {
     this.#admit("resume");
     this.#resuming.add(sessionId);
     try {
-      const cwd = await options.check(row);
-      const waitMs = loadWaitMs(options.harness, row, clock.now());
+      const { harness, cwd } = await this.#options.launcher.checkResume(row);
+      const waitMs = loadWaitMs(harness, row, clock.now());
       if (waitMs > MAX_LOAD_WAIT_MS) throw notResumable(sessionId, "clock_before_end");
       const previousStatus = row.status;
       const now = isoTime(clock.now());
@@ -341,7 +341,7 @@ export class Supervisor {
         await clock.sleep(waitMs, this.#gate.closing); // A stop ends the wait: #start refuses.
       }
       return await this.#start(row, {
-        harness: options.harness,
+        harness,
         cwd,
         prompt: null,
         model,
@@ -365,23 +365,15 @@ export class Supervisor {
   ): Promise<Launched> {
     const { sessions, events, clock } = this.#options;
     const resumeFrom = spec.resumed?.agent_session_id ?? null;
-    const { argv, stdinPrompt } = buildArgv(spec.harness, {
-      prompt: spec.prompt ?? "",
-      model: spec.model,
+    const { stdinPrompt, ...command } = this.#options.launcher.command(row, {
+      ...spec,
+      resumeFrom,
     });
-    if (resumeFrom !== null) argv.push(...resumeArgs(spec.harness, resumeFrom));
     let process: SpawnedProcess;
     try {
       // Admitted before the stop began: the stop waited for this, and it starts nothing now.
       if (!this.#gate.open) throw daemonStopping(spec.resumed ? "resume" : "launch");
-      process = this.#options.spawner.spawn({
-        argv,
-        cwd: spec.cwd,
-        env: {
-          ...launchEnv(spec.harness, spec.harness.protocol === "raw" ? null : spec.approvals),
-          ...sessionMarkers(this.#options.home, row.id, row.resumes),
-        },
-      });
+      process = this.#options.spawner.spawn(command);
     } catch (error) {
       const message = (error as Error).message;
       const stopping = error instanceof ServiceError; // daemon_stopping: ended like the live ones
@@ -451,7 +443,7 @@ export class Supervisor {
       });
     }
     this.#live.set(row.id, live);
-    live.ended = this.#supervise(live, spec.prompt === null ? null : stdinPrompt);
+    live.ended = this.#supervise(live, stdinPrompt);
     live.conversation?.start();
     return { row: sessions.get(row.id) ?? { ...row }, ended: live.ended };
   }
