@@ -20,6 +20,7 @@ import {
 } from "./protocol.ts";
 import { type Json, num, obj, rpcIdOf, str } from "./json_fields.ts";
 import { acpTarget } from "./permission_target.ts";
+import { limitFromMessage, type TurnLimit } from "./limits.ts";
 
 type RpcId = string | number;
 
@@ -258,7 +259,9 @@ export function createAcpAdapter(context: AdapterContext): ProtocolAdapter {
     const usage = turnUsage(result, cost === null ? null : cost - (costAtTurnStart ?? 0));
     const text = lastMessage;
     lastMessage = null;
-    return [...steps, { type: "turn_end", status, reason, result: text, usage }];
+    const limit = error === null ? null : acpLimit(error);
+    const turnEnd = { type: "turn_end" as const, status, reason, result: text, usage };
+    return [...steps, limit === null ? turnEnd : { ...turnEnd, limit }];
   }
 
   return {
@@ -345,6 +348,19 @@ function turnOutcome(
   if (stopReason === "end_turn") return { status: "completed", reason: null };
   if (stopReason === "cancelled") return { status: "interrupted", reason: "interrupted" };
   return { status: "failed", reason: stopReason ?? "error" };
+}
+
+/**
+ * The limit a failed `session/prompt` names (D33): gemini answers JSON-RPC
+ * code 429 ("Suggested retry after 2s", "exhausted your daily quota");
+ * opencode -32603 with `data.errorName` "APIError" and the provider's
+ * message ("Rate limit reached … Please try again in 20s").
+ */
+function acpLimit(error: Json): TurnLimit | null {
+  const message = str(error.message) ?? "";
+  if (num(error.code) === 429) return limitFromMessage(message, { known: true });
+  if (str(obj(error.data)?.errorName) === "APIError") return limitFromMessage(message);
+  return null;
 }
 
 /** The offered option that carries `answer`: remember picks the "always" kind when offered. */

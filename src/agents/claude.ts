@@ -16,6 +16,7 @@ import {
 } from "./protocol.ts";
 import { type Json, num, obj, str } from "./json_fields.ts";
 import { claudeTarget } from "./permission_target.ts";
+import { limitFromMessage } from "./limits.ts";
 
 /** The allow/deny choices of a `can_use_tool` request. */
 const OPTIONS = [
@@ -37,6 +38,8 @@ export function createClaudeAdapter(_context: AdapterContext): ProtocolAdapter {
   let interrupting = false;
   /** `total_cost_usd` is the process's running total: a turn costs the difference. */
   let lastTotalCost = 0;
+  /** A `rate_limit_event` `rejected` of this turn: a limit, and its reset when it gave one. */
+  let rejected: { resetsAt: number | null } | null = null;
 
   function onSystem(message: Json): AdapterStep[] {
     if (message.subtype === "api_retry") return [retryNotice(message)];
@@ -112,13 +115,31 @@ export function createClaudeAdapter(_context: AdapterContext): ProtocolAdapter {
     interrupting = false;
     const usage = resultUsage(message, lastTotalCost);
     lastTotalCost = num(message.total_cost_usd) ?? lastTotalCost;
+    // D33: a 429 result (after api_retry lines with an API key; after a rejected
+    // rate_limit_event, which carries the reset, with a subscription login).
+    const limited = failed && !interrupted &&
+      (message.api_error_status === 429 || rejected !== null);
+    const limit = limited
+      ? limitFromMessage(failure, { known: true, resetsAt: rejected?.resetsAt ?? null })
+      : null;
+    rejected = null;
     return [{
       type: "turn_end",
       status: interrupted ? "interrupted" : failed ? "failed" : "completed",
       reason: interrupted ? "interrupted" : failed ? failure : null,
       result: str(message.result),
       usage,
+      ...(limit !== null && { limit }),
     }];
+  }
+
+  /** `rate_limit_event` (subscription logins): `rejected` names the limit and, often, its reset. */
+  function onRateLimit(message: Json): AdapterStep[] {
+    const info = obj(message.rate_limit_info);
+    if (info?.status !== "rejected") return [];
+    const resetsAt = num(info.resetsAt);
+    rejected = { resetsAt: resetsAt === null ? null : resetsAt * 1000 };
+    return [];
   }
 
   function onControlRequest(message: Json): AdapterStep[] {
@@ -172,6 +193,8 @@ export function createClaudeAdapter(_context: AdapterContext): ProtocolAdapter {
           return onUser(message);
         case "result":
           return onResult(message);
+        case "rate_limit_event":
+          return onRateLimit(message);
         case "stream_event":
           return textDelta(message);
         case "control_request":

@@ -22,6 +22,8 @@ import { type Json, num, obj, rpcIdOf, str } from "./json_fields.ts";
 import { svcVersion } from "../version.ts";
 import { codexTarget } from "./permission_target.ts";
 import { codexGrant } from "./codex_permissions.ts";
+import { codexTurnLimit, exhaustedWindowsReset } from "./codex_limits.ts";
+import type { TurnLimit } from "./limits.ts";
 import { type PermissionProfile, profileText } from "../policy/permission_profile.ts";
 
 type RpcId = string | number;
@@ -37,7 +39,6 @@ const OPT_OUT = [
   "item/plan/delta",
   "item/commandExecution/outputDelta",
   "item/fileChange/outputDelta",
-  "account/rateLimits/updated",
 ];
 
 /** The tool name svc reports for each approval kind. */
@@ -74,6 +75,8 @@ export function createCodexAppServerAdapter(context: AdapterContext): ProtocolAd
   let usageTurnId: string | null = null;
   let usageBase: Usage = ZERO;
   let usageLatest: Usage | null = null;
+  /** When the used-up rate-limit windows reset, from `account/rateLimits/updated` (D33). */
+  let windowsReset: number | null = null;
 
   function request(method: string, params: Json): string {
     const id = nextId++;
@@ -154,7 +157,11 @@ export function createCodexAppServerAdapter(context: AdapterContext): ProtocolAd
     return interruptWanted ? [{ type: "write", line: interruptLine() }] : [];
   }
 
-  function endTurn(status: TurnStatus, reason: string | null): AdapterStep[] {
+  function endTurn(
+    status: TurnStatus,
+    reason: string | null,
+    limit: TurnLimit | null = null,
+  ): AdapterStep[] {
     if (!turnActive) return [];
     const usage = usageTurnId !== null && usageTurnId === turnId && usageLatest !== null
       ? subtract(usageLatest, usageBase)
@@ -162,7 +169,8 @@ export function createCodexAppServerAdapter(context: AdapterContext): ProtocolAd
     turnActive = false;
     turnId = null;
     interruptWanted = false;
-    return [{ type: "turn_end", status, reason, result: lastMessage, usage }];
+    const turnEnd = { type: "turn_end" as const, status, reason, result: lastMessage, usage };
+    return [limit === null ? turnEnd : { ...turnEnd, limit }];
   }
 
   function onTurnCompleted(params: Json): AdapterStep[] {
@@ -177,7 +185,7 @@ export function createCodexAppServerAdapter(context: AdapterContext): ProtocolAd
       case "interrupted":
         return endTurn("interrupted", error ?? "interrupted");
       default:
-        return endTurn("failed", error ?? "failed");
+        return endTurn("failed", error ?? "failed", codexTurnLimit(obj(turn.error), windowsReset));
     }
   }
 
@@ -287,6 +295,9 @@ export function createCodexAppServerAdapter(context: AdapterContext): ProtocolAd
       }
       case "error":
         return [errorNotice(params)];
+      case "account/rateLimits/updated":
+        windowsReset = exhaustedWindowsReset(params);
+        return [];
       case "configWarning":
       case "deprecationNotice": {
         const summary = str(params.summary);

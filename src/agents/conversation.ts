@@ -24,6 +24,7 @@ import {
   type Usage,
 } from "./protocol.ts";
 import { LineSplitter } from "./line_splitter.ts";
+import type { TurnLimit } from "./limits.ts";
 import type { RequestTarget } from "../policy/approval_rules.ts";
 import type { PermissionProfile } from "../policy/permission_profile.ts";
 
@@ -375,7 +376,7 @@ export class Conversation {
         return;
       case "turn_end":
         if (this.#turn === null) return;
-        this.#endTurn(step.status, step.reason, step.result, step.usage);
+        this.#endTurn(step.status, step.reason, step.result, step.usage, step.limit ?? null);
         this.#pump();
         return;
       case "error":
@@ -480,6 +481,7 @@ export class Conversation {
     reason: string | null,
     result: string | null,
     reported: Usage | null,
+    limit: TurnLimit | null = null,
   ): void {
     const turn = this.#turn!;
     this.#endDeltas(); // Text streamed without a final message stays unrecorded.
@@ -501,6 +503,7 @@ export class Conversation {
       result: boundedText(result ?? turn.lastMessage),
       usage,
       durationMs: Math.max(0, this.#clock.now() - turn.startedAt),
+      ...(limit !== null && !interrupted && { limit: limitPayload(limit) }),
     });
   }
 
@@ -579,6 +582,15 @@ export class Conversation {
     this.#state = { ...this.#state, ...fields };
     this.#io.changed(this.#state);
   }
+}
+
+/** A turn's limit as `agent.turn` records it (D33): the reset as an instant, the delay in seconds. */
+function limitPayload(limit: TurnLimit): Record<string, unknown> {
+  return {
+    reason: limit.reason,
+    resetsAt: limit.resetsAt === null ? null : new Date(limit.resetsAt).toISOString(),
+    retryAfterSeconds: limit.retryAfterMs === null ? null : limit.retryAfterMs / 1000,
+  };
 }
 
 /** Text for a typed payload: redacted and at most 4 KiB of UTF-8 (D17). */

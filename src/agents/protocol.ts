@@ -9,6 +9,8 @@
 import type { RequestTarget } from "../policy/approval_rules.ts";
 
 /** Protocol ids of harnesses (D16); `raw` is the byte pipe and has no adapter. */
+import type { TurnLimit } from "./limits.ts";
+
 export const PROTOCOLS = ["raw", "claude", "codex-app-server", "acp"] as const;
 export type ProtocolId = typeof PROTOCOLS[number];
 export type AgentProtocolId = Exclude<ProtocolId, "raw">;
@@ -99,13 +101,17 @@ export type AdapterStep =
   }
   /** Usage reported during a turn; `cumulative` when it is a running total of the session. */
   | { type: "usage"; usage: Usage; cumulative: boolean }
-  /** The current turn ended. `result` is the final assistant text, when the protocol has one. */
+  /**
+   * The current turn ended. `result` is the final assistant text, when the
+   * protocol has one; `limit`, on a turn that failed on a provider's limit (D33).
+   */
   | {
     type: "turn_end";
     status: TurnStatus;
     reason: string | null;
     result: string | null;
     usage: Usage | null;
+    limit?: TurnLimit;
   }
   /**
    * Something went wrong that the user should see (agent.error); `fatal` ends

@@ -239,3 +239,26 @@ Deno.test("Conversation sends held delta text when the turn ends without a messa
   assert.deepEqual(h.published.map(([, p]) => p.text), ["partial ", "answer"]);
   assert.ok(h.published.every(([, p]) => p.turn === 1));
 });
+
+Deno.test("Conversation records a failed turn's limit, its reset as an instant (D33)", () => {
+  const h = harness();
+  h.conversation.start();
+  h.emit(READY);
+  h.emit({
+    type: "turn_end",
+    status: "failed",
+    reason: "You've hit your session limit",
+    result: null,
+    usage: null,
+    limit: { reason: "usage_limit", resetsAt: Date.UTC(2026, 10, 28, 9, 42), retryAfterMs: 2500 },
+  });
+  h.conversation.submit("s", "second");
+  h.emit(turnEnd());
+  const turns = h.recorded.filter(([kind]) => kind === "agent.turn").map(([, p]) => p);
+  assert.deepEqual(turns[0].limit, {
+    reason: "usage_limit",
+    resetsAt: "2026-11-28T09:42:00.000Z",
+    retryAfterSeconds: 2.5,
+  });
+  assert.equal("limit" in turns[1], false);
+});
