@@ -24,48 +24,31 @@ async function turnEnds(cli: string, protocol: AgentProtocolId, scenario: string
   return stepsOf(steps, "turn_end");
 }
 
-const cases: Array<[string, AgentProtocolId, string, TurnLimit]> = [
-  // rate_limit_event "rejected" with resetsAt (anthropic-ratelimit-unified-reset), then the 429.
-  ["claude", "claude", "limit_oauth_usage", {
-    reason: "usage_limit",
-    resetsAt: 1795858925_000,
-    retryAfterMs: null,
-  }],
+/** CLI, protocol, recording, and the limit expected: reason, reset (ms), stated delay (ms). */
+const cases: Array<
+  [string, AgentProtocolId, string, TurnLimit["reason"], number | null, number | null]
+> = [
+  // Subscription: rate_limit_event "rejected" with resetsAt (anthropic-ratelimit-unified-reset).
+  ["claude", "claude", "limit_oauth_usage", "usage_limit", 1795858925_000, null],
   // An API key: 10 api_retry notices, then the 429 result; no reset time.
-  ["claude", "claude", "limit_apikey_rate", {
-    reason: "rate_limit",
-    resetsAt: null,
-    retryAfterMs: null,
-  }],
+  ["claude", "claude", "limit_apikey_rate", "rate_limit", null, null],
   // usage_limit_reached: account/rateLimits/updated (x-codex-primary-reset-at), usageLimitExceeded.
-  ["codex", "codex-app-server", "limit_usage", {
-    reason: "usage_limit",
-    resetsAt: 1795858760_000,
-    retryAfterMs: null,
-  }],
+  ["codex", "codex-app-server", "limit_usage", "usage_limit", 1795858760_000, null],
   // rate_limit_exceeded: 5 retries, then responseTooManyFailedAttempts 429.
-  ["codex", "codex-app-server", "limit_rate", {
-    reason: "rate_limit",
-    resetsAt: null,
-    retryAfterMs: null,
-  }],
-  // Silent retries, then JSON-RPC 429 with RetryInfo's delay in the text.
-  ["gemini", "acp", "limit_rate", { reason: "rate_limit", resetsAt: null, retryAfterMs: 2_500 }],
-  ["gemini", "acp", "limit_usage", { reason: "usage_limit", resetsAt: null, retryAfterMs: null }],
+  ["codex", "codex-app-server", "limit_rate", "rate_limit", null, null],
+  // Silent retries, then JSON-RPC 429 with RetryInfo's delay in the text; a daily quota at once.
+  ["gemini", "acp", "limit_rate", "rate_limit", null, 2_500],
+  ["gemini", "acp", "limit_usage", "usage_limit", null, null],
   // Silent retries honouring retry-after, then -32603 APIError with the provider's message.
-  ["opencode", "acp", "limit_rate", { reason: "rate_limit", resetsAt: null, retryAfterMs: 20_000 }],
-  ["opencode", "acp", "limit_usage", {
-    reason: "usage_limit",
-    resetsAt: null,
-    retryAfterMs: null,
-  }],
+  ["opencode", "acp", "limit_rate", "rate_limit", null, 20_000],
+  ["opencode", "acp", "limit_usage", "usage_limit", null, null],
 ];
 
-for (const [cli, protocol, scenario, limit] of cases) {
+for (const [cli, protocol, scenario, reason, resetsAt, retryAfterMs] of cases) {
   Deno.test(`${cli} ${scenario}: the failed turn names its limit, the next one none (D33)`, async () => {
     const [limited, after] = await turnEnds(cli, protocol, scenario);
     assert.equal(limited.status, "failed");
-    assert.deepEqual(limited.limit, limit);
+    assert.deepEqual(limited.limit, { reason, resetsAt, retryAfterMs });
     assert.equal(after.status, "completed");
     assert.equal(after.limit, undefined);
   });
