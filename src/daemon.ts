@@ -302,21 +302,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       lander: review,
       sendBack: (sessionId, turn) =>
         sendTurnAndClose(
-          {
-            supervisor,
-            sessions,
-            clock,
-            resumeChecks: () => ({
-              projectRoots: config.projectRoots,
-              inspectWorktree: (id, record) => worktrees.inspect(id, record),
-            }),
-            harness: (id) => {
-              const status = capabilities.harness(id)?.status;
-              return status === undefined || status === "disabled"
-                ? null
-                : harnesses.get(id) ?? null;
-            },
-          },
+          { supervisor, sessions, clock },
           sessionId,
           { turn, timeoutMs: config.turnTimeoutMinutes * 60_000 },
         ),

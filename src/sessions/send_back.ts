@@ -6,21 +6,17 @@
  */
 import { type Clock, settlesWithin } from "../clock.ts";
 import { sessionNotFound } from "../errors.ts";
-import { notResumable } from "../policy/resume.ts";
 import type { SessionsStore } from "../store/sessions_store.ts";
-import type { HarnessSpec } from "./harnesses.ts";
-import { checkResume, type ResumeCheckDeps } from "./resume_checks.ts";
 import type { Supervisor } from "./supervisor.ts";
 
-/** What a send-back needs: the supervisor's resume and input, and the usable harnesses. */
+/**
+ * What a send-back needs: the supervisor's resume (which runs resume's launch
+ * checks, issue 33 item 6) and input.
+ */
 export interface SendBackDeps {
   supervisor: Pick<Supervisor, "resume" | "input" | "close" | "kill" | "ended">;
   sessions: SessionsStore;
-  /** The harness of that id when it is installed and enabled, else null. */
-  harness: (id: string) => HarnessSpec | null;
   clock: Clock;
-  /** What resume's launch checks read (issue 33 item 6): a send-back resumes only where a resume may. */
-  resumeChecks: () => ResumeCheckDeps;
 }
 
 /** Resumes the session with `turn` and resolves once it ended (see the module comment). */
@@ -32,14 +28,7 @@ export async function sendTurnAndClose(
   const row = deps.sessions.get(sessionId);
   if (!row) throw sessionNotFound(sessionId);
   let ended = deps.supervisor.ended(sessionId);
-  if (ended === null) {
-    const harness = deps.harness(row.harness);
-    if (harness === null) throw notResumable(sessionId, "harness_unavailable");
-    ended = (await deps.supervisor.resume(sessionId, {
-      harness,
-      check: (ended) => checkResume(ended, harness, deps.resumeChecks()),
-    })).ended;
-  }
+  if (ended === null) ended = (await deps.supervisor.resume(sessionId)).ended;
   await deps.supervisor.input(sessionId, options.turn);
   deps.supervisor.close(sessionId);
   if (!await settlesWithin(deps.clock, ended, options.timeoutMs)) {
