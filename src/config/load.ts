@@ -48,6 +48,11 @@ export function parseConfig(text: string, source: string): Config {
     ui: { ...DEFAULT_CONFIG.ui, ...parsed.ui },
     worktreeSetup: parsed.worktreeSetup ?? {},
     projects: parsed.projects ?? [],
+    notifications: {
+      channels: parsed.notifications?.channels ?? [],
+      afterSeconds: parsed.notifications?.afterSeconds ?? DEFAULT_CONFIG.notifications.afterSeconds,
+    },
+    web: { origins: parsed.web?.origins ?? [] },
     notify: parsed.notify
       ? { command: parsed.notify.command, on: parsed.notify.on ?? [...DEFAULT_NOTIFY_ON] }
       : null,

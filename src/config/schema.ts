@@ -2,6 +2,11 @@ import { z } from "zod";
 import { PROTOCOLS } from "../agents/protocol.ts";
 import { APPROVAL_POLICIES, type ApprovalPolicy } from "../approvals/broker.ts";
 import { NOTIFY_EVENTS, type NotifyConfig } from "../notify/notify_command.ts";
+import {
+  DEFAULT_AFTER_SECONDS,
+  notificationsSchema,
+  type NotificationsConfig,
+} from "../notify/notification_config.ts";
 import { boundedText, isAbsoluteHostPath } from "../validate.ts";
 import { landVerifySchema, type ProjectLand } from "../worktrees/land_verify.ts";
 import { type WorktreeSetup, worktreeSetupSchema } from "../worktrees/setup.ts";
@@ -42,6 +47,16 @@ const harnessSchema = z.strictObject({
   }
 });
 
+/** An http(s) origin: scheme, host and port, nothing after (D30 `web.origins`). */
+const webOrigin = z.string().max(2048).refine((text) => {
+  try {
+    const url = new URL(text);
+    return (url.protocol === "http:" || url.protocol === "https:") && url.origin === text;
+  } catch {
+    return false;
+  }
+}, 'must be an origin such as "https://box.tailnet.ts.net" (no path, no trailing slash)');
+
 /** A positive number of minutes (fractions allowed: tests use seconds). */
 const minutes = z.number().positive().max(7 * 24 * 60);
 
@@ -65,6 +80,10 @@ export const configSchema = z.strictObject({
   notify: z.strictObject({
     command: z.array(z.string().min(1)).min(1),
     on: z.array(z.enum(NOTIFY_EVENTS)).optional(),
+  }).optional(),
+  notifications: notificationsSchema.optional(),
+  web: z.strictObject({
+    origins: z.array(webOrigin).max(16).optional(),
   }).optional(),
   worktrees: z.strictObject({
     keep: z.int().min(0).max(10_000).optional(),
@@ -97,6 +116,10 @@ export interface Config {
   approvals: { interactive: ApprovalPolicy; unattended: ApprovalPolicy; timeoutSeconds: number };
   /** The owner's notification command (D21), or null. */
   notify: NotifyConfig | null;
+  /** Where and about what the owner is told (D31). */
+  notifications: NotificationsConfig;
+  /** The web face (D30): the origins it is reached by; notifications link to the first. */
+  web: { origins: string[] };
   /** Ended worktrees kept per routine; older ones are removed (D20). */
   worktrees: { keep: number };
   /** `svc ui` (D25): a working session with no event for this long is shown stalled. */
@@ -119,6 +142,8 @@ export const DEFAULT_CONFIG: Config = {
   approvals: { interactive: "ask", unattended: "deny", timeoutSeconds: 600 },
   ui: { stalledAfterSeconds: 120 },
   notify: null,
+  notifications: { channels: [], afterSeconds: DEFAULT_AFTER_SECONDS },
+  web: { origins: [] },
   worktrees: { keep: 10 },
   worktreeSetup: {},
   projects: [],
