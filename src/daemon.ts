@@ -43,6 +43,7 @@ import { ApprovalRules } from "./approvals/rules.ts";
 import { ApprovalRulesStore } from "./store/approval_rules_store.ts";
 import { DaemonFeed } from "./events/daemon_feed.ts";
 import { commandNotifier, notify, type NotifyEvent } from "./notify/notify_command.ts";
+import { startNotifier } from "./notify/start_notifier.ts";
 import { denoSpawner, type Spawner } from "./sessions/spawner.ts";
 import { OwnedProcesses } from "./sessions/owned_processes.ts";
 import { Launcher } from "./sessions/launcher.ts";
@@ -230,6 +231,16 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         log.info("Approval answered", resolved);
         feed.publish("approval.resolved", resolved);
       },
+    });
+    const notifications = startNotifier({
+      config,
+      clock,
+      log,
+      processes,
+      feed,
+      sessions,
+      events: eventsStore,
+      approvals,
     });
     const worktrees = new Worktrees({ root: paths.worktrees, sessions, clock, log, processes });
     const launcher = new Launcher({
@@ -451,6 +462,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         log: eventLog,
         live: liveEvents,
         feed,
+        focus: notifications.focus,
         maxStreams: () => config.maxStreams,
         stopping: stopping.signal,
       },
@@ -461,6 +473,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       },
       worktrees: { review, budget },
       landQueue: { queue: landQueue },
+      notifications,
     });
     const handler = createHandler(routes, {
       log,
@@ -525,6 +538,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           await scheduler.stop();
           runner.stop();
           await landQueueStopped;
+          await notifications.stop();
           // A store that cannot take a session's last events (a full disk) would hold this
           // forever: past the deadline they are left as a kill -9 leaves them (never served,
           // so never acknowledged), and start-up recovery ends those sessions.

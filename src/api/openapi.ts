@@ -89,6 +89,7 @@ export function openApiDocument(
       { name: "streams", description: "Server-Sent Events" },
       { name: "actions", description: "The action router" },
       { name: "approvals", description: "Standing approval rules and the approval log (D28)" },
+      { name: "notifications", description: "Notification channels, their log and a test (D31)" },
     ],
     paths,
   };

@@ -32,7 +32,14 @@ export interface Route {
   /** The OpenAPI operationId, a stable name for generated clients. */
   readonly operationId: string;
   /** The OpenAPI tag (route family). */
-  readonly tag: "system" | "sessions" | "events" | "streams" | "actions" | "approvals";
+  readonly tag:
+    | "system"
+    | "sessions"
+    | "events"
+    | "streams"
+    | "actions"
+    | "approvals"
+    | "notifications";
   /** The query parameters with their bounds (documentation; handlers parse them). */
   readonly query?: z.ZodObject;
   /** Every status the route itself answers, with its body (generic errors are added). */

@@ -7,6 +7,7 @@ import { type ActionDeps, actionRoutes } from "./actions.ts";
 import { type ArtifactDeps, artifactRoutes } from "./artifacts.ts";
 import { approvalRoutes } from "./approvals.ts";
 import { type EventDeps, eventRoutes } from "./events.ts";
+import { type NotificationDeps, notificationRoutes } from "./notifications.ts";
 import { type SessionDeps, sessionRoutes } from "./sessions.ts";
 import { type StreamDeps, streamRoutes } from "./streams.ts";
 import { type SystemDeps, systemRoutes } from "./system.ts";
@@ -23,6 +24,7 @@ export interface RouteDeps {
   readonly actions: ActionDeps;
   readonly worktrees: WorktreeRouteDeps;
   readonly landQueue: LandQueueRouteDeps;
+  readonly notifications: NotificationDeps;
 }
 
 /**
@@ -41,6 +43,7 @@ export function buildRoutes(deps: RouteDeps): Route[] {
     ...landQueueRoutes(deps.landQueue),
     ...actionRoutes(deps.actions),
     ...approvalRoutes(deps.actions),
+    ...notificationRoutes(deps.notifications),
   ];
   routes.push({
     method: "GET",

@@ -1,4 +1,4 @@
-import { invalidRequest, ServiceError, sessionNotFound } from "../errors.ts";
+import { forbidden, invalidRequest, ServiceError, sessionNotFound } from "../errors.ts";
 import { cursorParam, kindsParam } from "./query.ts";
 import type { Route, RouteContext } from "./route.ts";
 import type { Peer } from "../policy/peer.ts";
@@ -8,6 +8,7 @@ import type { LiveEvents } from "../events/live_events.ts";
 import { sessionEventStream } from "../events/session_stream.ts";
 import { StreamReads } from "./stream_reads.ts";
 import type { EventsStore } from "../store/events_store.ts";
+import type { FocusRegistry } from "../notify/focus.ts";
 import type { SessionsStore } from "../store/sessions_store.ts";
 import { z } from "zod";
 import { errorDoc } from "./schemas.ts";
@@ -21,6 +22,7 @@ const SESSION_STREAM_RESPONSES = {
     contentType: "text/event-stream" as const,
   },
   400: errorDoc("A bad query parameter"),
+  403: errorDoc("`forbidden`: `focus` over TCP"),
   404: errorDoc("`session_not_found`"),
   503: errorDoc("`too_many_streams`"),
 };
@@ -29,6 +31,10 @@ const SESSION_STREAM_RESPONSES = {
 const streamQuery = z.object({
   afterSeq: z.int().min(0).optional(),
   kinds: z.string().optional().describe("Comma-separated exact event kinds (D17)"),
+  focus: z.enum(["1"]).optional().describe(
+    "`1`: a face shows this session while the stream is open, so its finished turns are " +
+      "not notified (D31); owner only, 403 over TCP",
+  ),
 });
 
 /** What the stream routes need. */
@@ -39,6 +45,8 @@ export interface StreamDeps {
   /** Live-only events merged into the session streams (D29). */
   readonly live: LiveEvents;
   readonly feed: DaemonFeed;
+  /** Sessions a face has in focus (`focus=1`, D31). */
+  readonly focus: FocusRegistry;
   /** Open streams allowed at once (config `maxStreams`, D19). */
   readonly maxStreams: () => number;
   /** Aborted when the daemon stops: every stream ends. */
@@ -114,8 +122,10 @@ function streamSession(
 ): Response {
   const afterSeq = lastEventId(req) ?? cursorParam(url, "afterSeq") ?? 0;
   const kinds = kindsParam(url);
+  const focus = focusParam(url, peer);
   if (!deps.sessions.get(sessionId)) throw sessionNotFound(sessionId);
   const release = takeSlot(peer);
+  const unfocus = focus ? deps.focus.hold(sessionId) : () => {};
   const leave = reads.join(sessionId);
   const liveEvents = deps.live.subscribe(sessionId, kinds);
   const kindsKey = kinds?.join(",") ?? "";
@@ -145,11 +155,26 @@ function streamSession(
     stop: deps.stopping,
     onClose: () => {
       release();
+      unfocus();
       leave();
       liveEvents.close();
     },
   });
   return new Response(body, { headers: SSE_HEADERS });
+}
+
+/**
+ * `focus=1` (D31): it changes what the owner is told, so a TCP peer may not
+ * set it (D23: 403 `forbidden`).
+ */
+function focusParam(url: URL, peer: Peer): boolean {
+  const value = url.searchParams.get("focus");
+  if (value === null) return false;
+  if (value !== "1") throw invalidRequest('Query parameter "focus" must be 1', "focus");
+  if (!peer.owner) {
+    throw forbidden('Query parameter "focus" is owner-only: use the local socket');
+  }
+  return true;
 }
 
 /** The `Last-Event-ID` header as a seq (D19); a malformed one is 400. */

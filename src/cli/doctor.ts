@@ -16,6 +16,9 @@ import {
   storeLine,
 } from "./doctor_home.ts";
 import { checkProvider, knownCli, type ProviderFacts } from "./doctor_providers.ts";
+import { notificationLines } from "./doctor_notifications.ts";
+import { desktopProgram } from "../notify/desktop_command.ts";
+import { DEFAULT_CONFIG } from "../config/schema.ts";
 import {
   doctorExitCode,
   type DoctorLine,
@@ -75,11 +78,16 @@ Checks, without ever calling a model:
              ${CONNECT_TIMEOUT_MS / 1000} s. When a daemon runs, its own view of each harness too.
   Home       owner-only (0700) and owned by you, config.json valid, the
              daemon answering on its socket, the store (svc.db and store.id).
+  Notifications
+             whether the desktop notifier (notify-send, osascript,
+             PowerShell) is found, and each channel's last delivery as the
+             running daemon reports it.
   Service    whether "svc service install" installed the per-user service.
 
 Marks: ✓ fine, ! a warning, ✗ a problem. Exits 1 when there is a problem (a
 harness that is installed or configured lacks its program or credentials, the
-home is unsafe, the config or the store would stop the daemon), else 0.
+home is unsafe, the config or the store would stop the daemon, a channel's
+last notification failed), else 0.
 --json prints the report as one object.`,
   async run(args, io) {
     const { values } = parseCommandArgs(args, {
@@ -99,6 +107,7 @@ home is unsafe, the config or the store would stop the daemon), else 0.
       lines.push(...harnessLines, ...daemonDisagrees(report));
     }
     lines.push(...homeLines(home, daemon), configLine, storeLine(readStoreFacts(paths), daemon));
+    lines.push(...await notificationsCheck(paths.config, io, daemon));
     lines.push(serviceLine(io));
     if (values.json) {
       // JSON escapes C0 controls but not C1 or bidi marks a version line may carry.
@@ -173,6 +182,25 @@ function harnessSpecs(configPath: string): { specs: HarnessSpec[]; configLine: D
       configLine: line("fail", error.message, "fix it: svc serve refuses to start with it"),
     };
   }
+}
+
+/** The desktop program found as the daemon would find it, and the channels' last deliveries. */
+async function notificationsCheck(
+  configPath: string,
+  io: Io,
+  daemon: DaemonView,
+): Promise<DoctorLine[]> {
+  let config = DEFAULT_CONFIG;
+  try {
+    config = loadConfig(configPath);
+  } catch { /* the config line reports it */ }
+  const program = desktopProgram(Deno.build.os);
+  const prober = systemProber({ PATH: io.env("PATH"), PATHEXT: io.env("PATHEXT") });
+  return notificationLines(
+    config.notifications,
+    { program, path: await prober.find(program) },
+    daemon.notifications,
+  );
 }
 
 /** The machine as the provider checks read it: the CLI's environment, files by path. */

@@ -40,6 +40,15 @@ export interface DaemonView {
   store: string | null;
   /** Each harness's capability status, by harness id, or null when no daemon answers. */
   harnesses: Map<string, string> | null;
+  /** The notification channels with their last delivery (D31), or null when no daemon answers. */
+  notifications: NotificationChannelView[] | null;
+}
+
+/** A channel as `GET /notifications` shows it. */
+export interface NotificationChannelView {
+  channel: string;
+  kind: string;
+  last: { status: string; at: string; error: string | null } | null;
 }
 
 /** The store's files as found, for a home without a running daemon. */
@@ -79,6 +88,7 @@ export async function queryDaemon(paths: HomePaths): Promise<DaemonView> {
     health: null,
     store: null,
     harnesses: null,
+    notifications: null,
   };
   if ("socketPath" in local.target) {
     try {
@@ -110,6 +120,11 @@ export async function queryDaemon(paths: HomePaths): Promise<DaemonView> {
           .map((record) => [record.owner, record.status]),
       );
     }
+    const notifications = await Promise.race([
+      client.get<{ channels: NotificationChannelView[] }>("/notifications").catch(() => null),
+      deadline,
+    ]);
+    if (notifications?.ok) view.notifications = notifications.body.channels;
     return view;
   } finally {
     clearTimeout(timer);

@@ -7,7 +7,7 @@ import type { Mark } from "./doctor_providers.ts";
 import { terminalSafe } from "./terminal_text.ts";
 
 /** The sections of the report, in print order. */
-export const SECTIONS = ["harnesses", "home", "service"] as const;
+export const SECTIONS = ["harnesses", "home", "notifications", "service"] as const;
 export type Section = typeof SECTIONS[number];
 
 /** One checked thing. `fail` lines make `svc doctor` exit 1; `warn` lines do not. */
@@ -45,6 +45,7 @@ const MARKS: Readonly<Record<Mark, string>> = { ok: "✓", warn: "!", fail: "✗
 const TITLES: Readonly<Record<Section, string>> = {
   harnesses: "Harnesses",
   home: "Home",
+  notifications: "Notifications",
   service: "Service",
 };
 

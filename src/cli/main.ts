@@ -9,6 +9,7 @@ import { doctorCommand } from "./doctor.ts";
 import { type Command, EXIT, type Io } from "./command.ts";
 import { eventsCommand } from "./events.ts";
 import { logsCommand } from "./logs.ts";
+import { notificationsCommand } from "./notifications.ts";
 import { sessionsCommand } from "./sessions.ts";
 import { serveCommand } from "./serve.ts";
 import { serviceCommand } from "./service.ts";
@@ -41,6 +42,7 @@ export const COMMANDS: readonly Command[] = [
   eventsCommand,
   automationsCommand,
   inboxCommand,
+  notificationsCommand,
   worktreesCommand,
   landCommand,
   usageCommand,

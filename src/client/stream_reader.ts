@@ -47,6 +47,8 @@ export interface SessionStreamOptions {
   afterSeq?: number;
   /** Only these event kinds (D17). */
   kinds?: string[];
+  /** A face shows this session while the stream is open (D31: its turns are not notified). */
+  focus?: boolean;
   /** Aborting ends the iteration with the abort reason. */
   signal?: AbortSignal;
   reconnect?: ReconnectOptions;
@@ -91,10 +93,13 @@ export async function* readSessionEvents(
 ): AsyncGenerator<EventRecord, void, undefined> {
   const { signal } = options;
   const policy = reconnectPolicy(options.reconnect);
-  const query = options.kinds === undefined
-    ? ""
-    : `?${new URLSearchParams({ kinds: options.kinds.join(",") })}`;
-  const path = `/sessions/${encodeURIComponent(sessionId)}/events/stream${query}`;
+  const params = new URLSearchParams({
+    ...(options.kinds !== undefined && { kinds: options.kinds.join(",") }),
+    ...(options.focus && { focus: "1" }),
+  });
+  const path = `/sessions/${encodeURIComponent(sessionId)}/events/stream${
+    params.size > 0 ? `?${params}` : ""
+  }`;
   let lastSeq = options.afterSeq ?? 0;
   const retry = new Retry(policy, signal);
   for (;;) {

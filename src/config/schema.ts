@@ -4,8 +4,8 @@ import { APPROVAL_POLICIES, type ApprovalPolicy } from "../approvals/broker.ts";
 import { NOTIFY_EVENTS, type NotifyConfig } from "../notify/notify_command.ts";
 import {
   DEFAULT_AFTER_SECONDS,
-  notificationsSchema,
   type NotificationsConfig,
+  notificationsSchema,
 } from "../notify/notification_config.ts";
 import { boundedText, isAbsoluteHostPath } from "../validate.ts";
 import { landVerifySchema, type ProjectLand } from "../worktrees/land_verify.ts";

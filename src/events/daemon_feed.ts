@@ -35,6 +35,7 @@ interface Subscriber {
 /** Fans notices out to the open `GET /stream` readers. */
 export class DaemonFeed {
   readonly #subscribers = new Set<Subscriber>();
+  readonly #listeners: Array<(kind: FeedKind, data: Record<string, unknown>) => void> = [];
   readonly #keepAliveMs: number;
 
   constructor({ keepAliveMs = KEEP_ALIVE_MS }: { keepAliveMs?: number } = {}) {
@@ -46,8 +47,17 @@ export class DaemonFeed {
     return this.#subscribers.size;
   }
 
+  /**
+   * Also hands every notice to `listener`, in this process (the notifier,
+   * D31): it runs inside `publish`, so it must return at once and not throw.
+   */
+  listen(listener: (kind: FeedKind, data: Record<string, unknown>) => void): void {
+    this.#listeners.push(listener);
+  }
+
   /** Sends a notice to every subscriber; costs nothing when nobody listens. */
   publish(kind: FeedKind, data: Record<string, unknown>): void {
+    for (const listener of this.#listeners) listener(kind, data);
     if (this.#subscribers.size === 0) return;
     const frame = `event: ${kind}\ndata: ${JSON.stringify(data)}\n\n`;
     for (const subscriber of this.#subscribers) {

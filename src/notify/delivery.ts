@@ -88,7 +88,10 @@ export class Delivery {
     }
   }
 
-  async #tryAll(target: LabelledChannel, notification: Notification): Promise<NotificationLogEntry> {
+  async #tryAll(
+    target: LabelledChannel,
+    notification: Notification,
+  ): Promise<NotificationLogEntry> {
     let error = "";
     for (let attempt = 1; attempt <= RETRY_DELAYS_MS.length + 1; attempt++) {
       if (attempt > 1) await this.#clock.sleep(RETRY_DELAYS_MS[attempt - 2], this.#stopping.signal);

@@ -34,7 +34,10 @@ const POWERSHELL_TOAST = [
 ].join("; ");
 
 /** The program that shows `notification` on `os`. */
-export function desktopCommand(os: typeof Deno.build.os, notification: Notification): DesktopCommand {
+export function desktopCommand(
+  os: typeof Deno.build.os,
+  notification: Notification,
+): DesktopCommand {
   const { title, body } = notification;
   switch (os) {
     case "darwin":

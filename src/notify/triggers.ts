@@ -149,7 +149,9 @@ export class NotifyTriggers {
         });
         return trigger === null ? [] : [trigger];
       }
-      return data.status === "completed" && wasBusy(before) ? this.#turnFinished(sessionId, now) : [];
+      return data.status === "completed" && wasBusy(before)
+        ? this.#turnFinished(sessionId, now)
+        : [];
     }
     if (before === undefined && this.#live.size >= MAX_TRACKED) return [];
     this.#live.set(sessionId, { activity, lastEventAt: now, stalledNotified: false });

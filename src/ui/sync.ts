@@ -121,6 +121,7 @@ export class UiSync {
       for await (
         const record of this.#client.streamSessionEvents(session.id, {
           afterSeq,
+          focus: true, // Its finished turns are not notified while shown (D31).
           signal,
           reconnect: RECONNECT,
           onLive: add,
