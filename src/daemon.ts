@@ -240,6 +240,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       feed,
       sessions,
       events: eventsStore,
+      eventLog,
       approvals,
     });
     const worktrees = new Worktrees({ root: paths.worktrees, sessions, clock, log, processes });

@@ -7,6 +7,7 @@ import type { ApprovalBroker } from "../approvals/broker.ts";
 import type { Clock } from "../clock.ts";
 import type { Config } from "../config/schema.ts";
 import type { DaemonFeed } from "../events/daemon_feed.ts";
+import type { EventLog } from "../events/event_log.ts";
 import type { Logger } from "../log.ts";
 import type { OwnedProcesses } from "../sessions/owned_processes.ts";
 import type { EventsStore } from "../store/events_store.ts";
@@ -36,6 +37,7 @@ export function startNotifier(
     feed: DaemonFeed;
     sessions: SessionsStore;
     events: EventsStore;
+    eventLog: EventLog;
     approvals: ApprovalBroker;
   },
 ): RunningNotifier {
@@ -63,6 +65,7 @@ export function startNotifier(
           : { tool: pending.tool, detail: pending.command ?? pending.summary };
       },
       finalText: (sessionId) => deps.events.finalText(sessionId),
+      appendedSeq: (sessionId) => deps.eventLog.lastAppendedSeq(sessionId),
       inFocus: (sessionId) => focus.has(sessionId),
     },
   });

@@ -22,8 +22,10 @@ export interface TriggerSources {
   session(sessionId: string): TriggerSession | null;
   /** The request if still pending: its tool and what it would run. */
   pendingApproval(sessionId: string, requestId: string): { tool: string; detail: string } | null;
-  /** The session's last result text (its final assistant message). */
+  /** The session's last result text (its final assistant message), as committed. */
   finalText(sessionId: string): string | null;
+  /** The seq of the session's last event appended (maybe not yet committed). */
+  appendedSeq(sessionId: string): number | null;
   /** Whether a face (svc ui, a web page) has the session in focus now. */
   inFocus(sessionId: string): boolean;
 }
@@ -38,6 +40,11 @@ interface LiveSession {
   activity: Activity | null;
   lastEventAt: number;
   stalledNotified: boolean;
+  /**
+   * A turn ended unwatched: notified once its last event (the result, appended
+   * right after the activity changed) is committed, which a progress notice says.
+   */
+  turnEndedAtSeq: number | null;
 }
 
 /** Requests and sessions tracked at most (the broker and maxLiveSessions bound them first). */
@@ -80,11 +87,12 @@ export class NotifyTriggers {
         return sessionId === null ? [] : this.#updated(sessionId, data, now);
       case "session.progress": {
         const live = sessionId === null ? undefined : this.#live.get(sessionId);
-        if (live !== undefined) {
-          live.lastEventAt = now;
-          live.stalledNotified = false;
-        }
-        return [];
+        if (live === undefined) return [];
+        live.lastEventAt = now;
+        live.stalledNotified = false;
+        if (live.turnEndedAtSeq === null || Number(data.lastSeq) < live.turnEndedAtSeq) return [];
+        live.turnEndedAtSeq = null;
+        return this.#turnFinished(sessionId!, now);
       }
       case "run.ended":
         return [this.#routineResult(sessionId, data, now)];
@@ -149,19 +157,30 @@ export class NotifyTriggers {
         });
         return trigger === null ? [] : [trigger];
       }
-      return data.status === "completed" && wasBusy(before)
+      return data.status === "completed" && wasBusy(before) && this.#unwatched(sessionId)
         ? this.#turnFinished(sessionId, now)
         : [];
     }
     if (before === undefined && this.#live.size >= MAX_TRACKED) return [];
-    this.#live.set(sessionId, { activity, lastEventAt: now, stalledNotified: false });
-    return activity === "idle" && wasBusy(before) ? this.#turnFinished(sessionId, now) : [];
+    const turnEnded = activity === "idle" && wasBusy(before) && this.#unwatched(sessionId);
+    this.#live.set(sessionId, {
+      activity,
+      lastEventAt: now,
+      stalledNotified: false,
+      turnEndedAtSeq: turnEnded
+        ? this.#sources.appendedSeq(sessionId) ?? 0
+        : before?.turnEndedAtSeq ?? null,
+    });
+    return [];
+  }
+
+  /** No face shows it, and it is no routine's run (reported as routine.result). */
+  #unwatched(sessionId: string): boolean {
+    return !this.#sources.inFocus(sessionId) &&
+      this.#sources.session(sessionId)?.origin !== "automation";
   }
 
   #turnFinished(sessionId: string, now: number): NotifyTrigger[] {
-    if (this.#sources.inFocus(sessionId)) return [];
-    // A routine's run is reported as its result (routine.result), not as a turn.
-    if (this.#sources.session(sessionId)?.origin === "automation") return [];
     const trigger = this.#trigger("turn.finished", sessionId, now, {
       reason: "finished its turn",
       detail: this.#sources.finalText(sessionId) ?? "",
