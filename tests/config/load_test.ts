@@ -17,7 +17,38 @@ Deno.test("parseConfig() applies defaults to an empty object", () => {
     projects: [],
     ui: { stalledAfterSeconds: 120 },
     notify: null,
+    notifications: { channels: [], afterSeconds: 20 },
+    web: { origins: [] },
   });
+});
+
+Deno.test("parseConfig() takes notifications and web.origins, naming the bad field (D31)", () => {
+  const config = parseConfig(
+    JSON.stringify({
+      notifications: {
+        afterSeconds: 5,
+        channels: [
+          { kind: "desktop" },
+          { kind: "webhook", url: "https://ntfy.sh/t", format: "ntfy", events: ["turn.finished"] },
+          { kind: "command", command: ["/bin/notify"], name: "script" },
+        ],
+      },
+      web: { origins: ["https://box.tailnet.ts.net"] },
+    }),
+    "config.json",
+  );
+  assert.equal(config.notifications.afterSeconds, 5);
+  assert.equal(config.notifications.channels.length, 3);
+  assert.deepEqual(config.web.origins, ["https://box.tailnet.ts.net"]);
+  const refused: Array<[unknown, RegExp]> = [
+    [{ notifications: { channels: [{ kind: "webhook", url: "ftp://x" }] } }, /channels\.0\.url/],
+    [{ notifications: { channels: [{ kind: "pager" }] } }, /channels\.0\.kind/],
+    [{ notifications: { channels: [{ kind: "desktop", events: ["x"] }] } }, /events\.0/],
+    [{ web: { origins: ["https://box/path"] } }, /web\.origins\.0/],
+  ];
+  for (const [raw, field] of refused) {
+    assert.throws(() => parseConfig(JSON.stringify(raw), "config.json"), field);
+  }
 });
 
 Deno.test("parseConfig() takes worktreeSetup per project root and refuses paths leaving the checkout (D27)", () => {
