@@ -6,32 +6,13 @@
  */
 import assert from "node:assert/strict";
 import { basename } from "node:path";
-import { FakeClock } from "../fakes/clock.ts";
-import { startTestDaemon } from "../helpers/daemon.ts";
-import { removeTree, tempHome } from "../helpers/home.ts";
+import { removeTree } from "../helpers/home.ts";
+import { notifyingDaemon, settle } from "../helpers/notifying_daemon.ts";
 import { runSvc } from "../helpers/process.ts";
-import { agentConfig, launchAgent, waitForKind } from "../helpers/scripted_agent.ts";
+import { launchAgent, waitForKind } from "../helpers/scripted_agent.ts";
 import { startReceiver } from "../helpers/webhook_receiver.ts";
 
 type Json = Record<string, unknown>;
-
-async function notifyingDaemon(channels: Json[]) {
-  const clock = new FakeClock(Date.parse("2026-03-01T10:00:00Z"));
-  const project = await Deno.realPath(await tempHome());
-  const t = await startTestDaemon({
-    clock,
-    scheduler: false,
-    configJson: agentConfig({
-      notifications: { afterSeconds: 5, channels },
-      web: { origins: ["https://box.example.ts.net"] },
-    }),
-  });
-  return { clock, project, t };
-}
-
-function settle(ms = 150): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
 
 Deno.test("ntfy gets the body as text with Title, Tags, Priority and Click; slack gets { text } (D31)", async () => {
   await using ntfy = startReceiver();
@@ -39,7 +20,7 @@ Deno.test("ntfy gets the body as text with Title, Tags, Priority and Click; slac
   const { clock, project, t } = await notifyingDaemon([
     { kind: "webhook", url: `${ntfy.url}/svc-topic`, format: "ntfy" },
     { kind: "webhook", url: slack.url, format: "slack" },
-  ]);
+  ], 5);
   await using _ = t;
   try {
     const id = await launchAgent(t, project, {
@@ -82,7 +63,7 @@ Deno.test("a receiver that hangs or answers 500 leaves /health answering; three 
   const { clock, project, t } = await notifyingDaemon([
     { kind: "webhook", url: `${hung.url}/?token=hidden-token`, name: "hung" },
     { kind: "webhook", url: broken.url, name: "broken" },
-  ]);
+  ], 5);
   await using _ = t;
   try {
     const id = await launchAgent(t, project, { approvals: "ask" });

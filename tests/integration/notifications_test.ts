@@ -7,37 +7,16 @@
  */
 import assert from "node:assert/strict";
 import { basename } from "node:path";
-import { FakeClock } from "../fakes/clock.ts";
-import { startTestDaemon, type TestDaemon } from "../helpers/daemon.ts";
-import { removeTree, tempHome } from "../helpers/home.ts";
-import { act, agentConfig, launchAgent, waitForKind } from "../helpers/scripted_agent.ts";
+import type { TestDaemon } from "../helpers/daemon.ts";
+import { removeTree } from "../helpers/home.ts";
+import { notifyingDaemon, ORIGIN, settle } from "../helpers/notifying_daemon.ts";
+import { act, launchAgent, waitForKind } from "../helpers/scripted_agent.ts";
 import { startReceiver } from "../helpers/webhook_receiver.ts";
 import { tcpPeer } from "../../src/policy/peer.ts";
 
 type Json = Record<string, unknown>;
 
-const ORIGIN = "https://box.example.ts.net";
 const SECRET = "ghp_" + "a1B2c3D4".repeat(4) + "e5F6";
-
-async function notifyingDaemon(channels: Json[], extra: Json = {}) {
-  const clock = new FakeClock(Date.parse("2026-03-01T10:00:00Z"));
-  const project = await Deno.realPath(await tempHome());
-  const t = await startTestDaemon({
-    clock,
-    scheduler: false,
-    configJson: agentConfig({
-      notifications: { afterSeconds: 20, channels },
-      web: { origins: [ORIGIN] },
-      ...extra,
-    }),
-  });
-  return { clock, project, t };
-}
-
-/** Lets the daemon's microtasks and loopback requests run (real time). */
-function settle(ms = 150): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
 
 async function log(t: TestDaemon): Promise<Json> {
   return (await t.client.get<Json>("/notifications")).body;
@@ -47,7 +26,7 @@ Deno.test("an approval unanswered after afterSeconds is one POST naming the sess
   await using receiver = startReceiver();
   const { clock, project, t } = await notifyingDaemon([
     { kind: "webhook", url: `${receiver.url}/hook?token=s3cret-token`, name: "phone" },
-  ]);
+  ], 20);
   await using _ = t;
   try {
     const asking = await launchAgent(t, project, {
@@ -103,7 +82,11 @@ Deno.test("an approval unanswered after afterSeconds is one POST naming the sess
 
     await clock.advance(120_000);
     await settle();
-    assert.equal(receiver.received.length, 1, "one POST per unanswered request");
+    assert.equal(
+      receiver.received.length,
+      1,
+      `one POST per unanswered request: ${receiver.received.map((r) => r.body).join("\n")}`,
+    );
     const answer = await log(t);
     assert.ok(!JSON.stringify(answer).includes("s3cret"), "the webhook URL is never served");
     assert.deepEqual(answer.channels, [{
@@ -132,7 +115,7 @@ Deno.test("an approval unanswered after afterSeconds is one POST naming the sess
 
 Deno.test("a burst of 20 permission requests is one notification (D31 coalescing)", async () => {
   await using receiver = startReceiver();
-  const { clock, project, t } = await notifyingDaemon([{ kind: "webhook", url: receiver.url }]);
+  const { clock, project, t } = await notifyingDaemon([{ kind: "webhook", url: receiver.url }], 20);
   await using _ = t;
   try {
     const id = await launchAgent(t, project, {
@@ -164,7 +147,7 @@ Deno.test("turn.finished is not sent while a face has the session in focus (D31)
   await using receiver = startReceiver();
   const { clock, project, t } = await notifyingDaemon([
     { kind: "webhook", url: receiver.url, events: ["turn.finished"] },
-  ]);
+  ], 20);
   await using _ = t;
   const watching = new AbortController();
   try {
@@ -199,7 +182,7 @@ Deno.test("turn.finished is not sent while a face has the session in focus (D31)
 });
 
 Deno.test("focus=1 over TCP is refused: it changes what the owner is told (D23, D31)", async () => {
-  const { project, t } = await notifyingDaemon([]);
+  const { project, t } = await notifyingDaemon([], 20);
   await using _ = t;
   try {
     const id = await launchAgent(t, project, { prompt: "hello" });
