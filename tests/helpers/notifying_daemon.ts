@@ -32,6 +32,22 @@ export async function notifyingDaemon(
   return { clock, project, t };
 }
 
+/**
+ * Waits (real time, 20 s at most) until the notification log holds `count`
+ * outcomes. A receiver has a request before the daemon has its answer, and a
+ * try still in flight when the fake clock jumps past its 5 s timeout is
+ * abandoned and tried again (D31): jump only once the outcome is logged.
+ */
+export async function waitForLogged(t: TestDaemon, count: number): Promise<Json[]> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const { entries } = (await t.client.get<{ entries: Json[] }>("/notifications")).body;
+    if (entries.length >= count) return entries;
+    if (Date.now() > deadline) throw new Error(`${entries.length} of ${count} outcomes logged`);
+    await settle(20);
+  }
+}
+
 /** Lets the daemon's microtasks and loopback requests run (real time). */
 export function settle(ms = 150): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));

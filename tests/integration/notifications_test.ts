@@ -3,13 +3,15 @@
  * gets one POST per request still unanswered after `afterSeconds`, naming the
  * harness, session, project and command (its secret redacted) with the web
  * face's link; a burst coalesces; a turn finished while a face has the
- * session in focus is not notified. Time is a fake clock.
+ * session in focus is not notified. Time is a fake clock: it jumps only once
+ * a delivery's outcome is logged, since a try still in flight past its 5 s
+ * timeout is (rightly) tried again.
  */
 import assert from "node:assert/strict";
 import { basename } from "node:path";
 import type { TestDaemon } from "../helpers/daemon.ts";
 import { removeTree } from "../helpers/home.ts";
-import { notifyingDaemon, ORIGIN, settle } from "../helpers/notifying_daemon.ts";
+import { notifyingDaemon, ORIGIN, settle, waitForLogged } from "../helpers/notifying_daemon.ts";
 import { act, launchAgent, waitForKind } from "../helpers/scripted_agent.ts";
 import { startReceiver } from "../helpers/webhook_receiver.ts";
 import { tcpPeer } from "../../src/policy/peer.ts";
@@ -80,6 +82,7 @@ Deno.test("an approval unanswered after afterSeconds is one POST naming the sess
     assert.ok(!post.body.includes(SECRET), "the token in the command never reaches the receiver");
     assert.doesNotMatch(body.body, /ghp_/);
 
+    await waitForLogged(t, 1);
     await clock.advance(120_000);
     await settle();
     assert.equal(
@@ -135,6 +138,7 @@ Deno.test("a burst of 20 permission requests is one notification (D31 coalescing
       Array.from({ length: 20 }, (_, i) => `echo ${i + 1}`).sort(),
     );
     assert.ok([...body.body].length <= 300);
+    await waitForLogged(t, 1);
     await clock.advance(120_000);
     await settle();
     assert.equal(receiver.received.length, 1);
@@ -172,6 +176,7 @@ Deno.test("turn.finished is not sent while a face has the session in focus (D31)
     assert.equal(body.sessionId, unwatched, "the watched session's turn was not notified");
     assert.equal(body.title, `agent in ${basename(project)} (unwatched) finished its turn`);
     assert.equal(body.body, "echo: hello");
+    await waitForLogged(t, 1);
     await clock.advance(61_000);
     await settle();
     assert.equal(receiver.received.length, 1);
