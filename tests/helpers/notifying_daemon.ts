@@ -25,8 +25,6 @@ export async function notifyingDaemon(
     configJson: agentConfig({
       notifications: { afterSeconds, channels },
       web: { origins: [ORIGIN] },
-      // Stalls are tested in tests/notify/triggers_test.ts; here the fake clock jumps minutes.
-      ui: { stalledAfterSeconds: 86_400 },
     }),
   });
   return { clock, project, t };

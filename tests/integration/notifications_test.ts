@@ -3,9 +3,9 @@
  * gets one POST per request still unanswered after `afterSeconds`, naming the
  * harness, session, project and command (its secret redacted) with the web
  * face's link; a burst coalesces; a turn finished while a face has the
- * session in focus is not notified. Time is a fake clock: it jumps only once
- * a delivery's outcome is logged, since a try still in flight past its 5 s
- * timeout is (rightly) tried again.
+ * session in focus is not notified; a working session gone silent is. Time
+ * is a fake clock: it jumps only once a delivery's outcome is logged, since a
+ * try still in flight past its 5 s timeout is (rightly) tried again.
  */
 import assert from "node:assert/strict";
 import { basename } from "node:path";
@@ -50,6 +50,8 @@ Deno.test("an approval unanswered after afterSeconds is one POST naming the sess
       decision: "allow",
     });
     assert.equal(approved.ok, true, JSON.stringify(approved));
+    // Its turn ends before the clock jumps minutes: a session working that long is stalled.
+    await waitForKind(t, answered, "agent.turn");
     await clock.advance(2_000);
     const [post] = await receiver.waitFor(1);
     assert.equal(post.path, "/hook?token=s3cret-token");
@@ -182,6 +184,36 @@ Deno.test("turn.finished is not sent while a face has the session in focus (D31)
     assert.equal(receiver.received.length, 1);
   } finally {
     watching.abort();
+    await removeTree(project);
+  }
+});
+
+Deno.test("a working session silent for ui.stalledAfterSeconds is one session.stalled POST (D31)", async () => {
+  await using receiver = startReceiver();
+  const { clock, project, t } = await notifyingDaemon([{ kind: "webhook", url: receiver.url }], 20);
+  await using _ = t;
+  try {
+    const id = await launchAgent(t, project, { title: "silent", prompt: "hang" });
+    await waitForKind(t, id, "agent.message");
+    assert.equal((await t.client.get<Json>(`/sessions/${id}`)).body.activity, "working");
+    await settle();
+    await clock.advance(119_000);
+    await settle();
+    assert.equal(receiver.received.length, 0, "not before the default 120 s");
+    await clock.advance(2_000);
+    const [post] = await receiver.waitFor(1);
+    const body = JSON.parse(post.body);
+    assert.equal(body.event, "session.stalled");
+    assert.equal(body.sessionId, id);
+    assert.equal(
+      body.title,
+      `agent in ${basename(project)} (silent) is stalled: no event for 120 s`,
+    );
+    await waitForLogged(t, 1);
+    await clock.advance(600_000);
+    await settle();
+    assert.equal(receiver.received.length, 1, "a stall is told once while it lasts");
+  } finally {
     await removeTree(project);
   }
 });
