@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { createHandler } from "../../src/api/app.ts";
 import { notificationRoutes } from "../../src/api/notifications.ts";
 import type { LabelledChannel } from "../../src/notify/delivery.ts";
+import { NOTIFICATION_EVENTS } from "../../src/notify/notification_config.ts";
 import { NotificationLog, type NotificationLogEntry } from "../../src/notify/notification_log.ts";
 import { silentLogger } from "../../src/log.ts";
 import { tcpPeer, UNIX_PEER } from "../../src/policy/peer.ts";
@@ -91,14 +92,7 @@ Deno.test("GET /notifications lists channels by label, their events and last out
       channel: "phone",
       kind: "webhook",
       format: "ntfy",
-      events: [
-        "approval.waiting",
-        "session.failed",
-        "session.stalled",
-        "session.parked",
-        "routine.result",
-        "land.finished",
-      ],
+      events: NOTIFICATION_EVENTS.filter((event) => event !== "turn.finished"),
       last: { status: "failed", at: "2026-03-01T10:00:20.000Z", error: "answered HTTP 500" },
     },
     { channel: "#2 command", kind: "command", format: null, events: ["turn.finished"], last: null },

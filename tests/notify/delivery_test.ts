@@ -56,18 +56,21 @@ async function flush(): Promise<void> {
   for (let i = 0; i < 5; i++) await new Promise((resolve) => setTimeout(resolve, 0));
 }
 
-function setup(send: ChannelSender, clock: FakeClock) {
+/** A delivery on a fake clock at 0, its log and a held sender. */
+function setup() {
+  const clock = new FakeClock(0);
+  const sender = heldSender(clock);
   const log = new NotificationLog();
-  const delivery = new Delivery({ clock, send, log, logger: silentLogger });
-  return { log, delivery };
+  const delivery = new Delivery({ clock, send: sender.send, log, logger: silentLogger });
+  return { clock, sender, log, delivery };
 }
 
 Deno.test("Delivery drops the oldest waiting notification past 50 and logs it as dropped", async () => {
-  const clock = new FakeClock(0);
-  const sender = heldSender(clock);
-  const { log, delivery } = setup(sender.send, clock);
+  const { sender, log, delivery } = setup();
   // #0 is being sent at once; #1..#50 fill the queue; #51 pushes out #1.
-  for (let i = 0; i <= MAX_QUEUED_PER_CHANNEL + 1; i++) delivery.enqueue(HOOK, notification(`#${i}`));
+  for (let i = 0; i <= MAX_QUEUED_PER_CHANNEL + 1; i++) {
+    delivery.enqueue(HOOK, notification(`#${i}`));
+  }
   assert.deepEqual(sender.tries.map((t) => t.title), ["#0"]);
   assert.deepEqual(log.list(), [{
     at: "1970-01-01T00:00:00.000Z",
@@ -97,11 +100,11 @@ Deno.test("Delivery drops the oldest waiting notification past 50 and logs it as
 });
 
 Deno.test("Delivery's queues are per channel: a hung channel holds only its own", async () => {
-  const clock = new FakeClock(0);
-  const sender = heldSender(clock);
-  const { log, delivery } = setup(sender.send, clock);
+  const { sender, log, delivery } = setup();
   const other: LabelledChannel = { channel: { kind: "desktop" }, label: "desk" };
-  for (let i = 0; i < MAX_QUEUED_PER_CHANNEL + 1; i++) delivery.enqueue(HOOK, notification(`h${i}`));
+  for (let i = 0; i < MAX_QUEUED_PER_CHANNEL + 1; i++) {
+    delivery.enqueue(HOOK, notification(`h${i}`));
+  }
   delivery.enqueue(other, notification("d"));
   assert.deepEqual(sender.tries.map((t) => t.title), ["h0", "d"]);
   assert.deepEqual(log.list(), [], "50 waiting behind one in flight is not past the bound");
@@ -109,9 +112,7 @@ Deno.test("Delivery's queues are per channel: a hung channel holds only its own"
 });
 
 Deno.test("Delivery cuts a try after 5 s and tries again after 1 s then 4 s: three tries, then failed", async () => {
-  const clock = new FakeClock(0);
-  const sender = heldSender(clock); // Never answers, as a hung receiver.
-  const { log, delivery } = setup(sender.send, clock);
+  const { clock, sender, log, delivery } = setup(); // Never answers, as a hung receiver.
   delivery.enqueue(HOOK, notification("hung"));
   await clock.advance(TRY_TIMEOUT_MS - 1);
   assert.equal(sender.tries.length, 1);
@@ -137,9 +138,7 @@ Deno.test("Delivery cuts a try after 5 s and tries again after 1 s then 4 s: thr
 
 Deno.test("Delivery: a try answered after its timeout has already been tried again (at least once)", async () => {
   // What a fake clock that jumps past 5 s does to a request still in flight.
-  const clock = new FakeClock(0);
-  const sender = heldSender(clock);
-  const { log, delivery } = setup(sender.send, clock);
+  const { clock, sender, log, delivery } = setup();
   delivery.enqueue(HOOK, notification("slow"));
   await clock.advance(TRY_TIMEOUT_MS + RETRY_DELAYS_MS[0]);
   await flush();
@@ -155,9 +154,7 @@ Deno.test("Delivery: a try answered after its timeout has already been tried aga
 });
 
 Deno.test("Delivery logs the last failure's reason, and a later success with its attempt", async () => {
-  const clock = new FakeClock(0);
-  const sender = heldSender(clock);
-  const { log, delivery } = setup(sender.send, clock);
+  const { clock, sender, log, delivery } = setup();
   delivery.enqueue(HOOK, notification("flaky"));
   sender.fail(0, "answered HTTP 500");
   await flush();
@@ -196,9 +193,7 @@ Deno.test("Delivery logs the last failure's reason, and a later success with its
 });
 
 Deno.test("Delivery.stop() aborts the try in flight, sends nothing queued and takes no more", async () => {
-  const clock = new FakeClock(0);
-  const sender = heldSender(clock);
-  const { log, delivery } = setup(sender.send, clock);
+  const { clock, sender, log, delivery } = setup();
   delivery.enqueue(HOOK, notification("in flight"));
   delivery.enqueue(HOOK, notification("queued"));
   await delivery.stop();
@@ -213,9 +208,7 @@ Deno.test("Delivery.stop() aborts the try in flight, sends nothing queued and ta
 });
 
 Deno.test("Delivery.deliver() sends now, past the queue, and says how it went", async () => {
-  const clock = new FakeClock(0);
-  const sender = heldSender(clock);
-  const { delivery } = setup(sender.send, clock);
+  const { sender, delivery } = setup();
   const outcome = delivery.deliver(HOOK, notification("test"));
   sender.release(0);
   assert.deepEqual(
