@@ -6,6 +6,8 @@ import { FakeClock } from "../fakes/clock.ts";
 import { startTestDaemon, type TestDaemon } from "./daemon.ts";
 import { tempHome } from "./home.ts";
 import { agentConfig } from "./scripted_agent.ts";
+import { removeTree } from "./home.ts";
+import { startReceiver, type WebhookReceiver } from "./webhook_receiver.ts";
 
 type Json = Record<string, unknown>;
 
@@ -28,6 +30,31 @@ export async function notifyingDaemon(
     }),
   });
   return { clock, project, t };
+}
+
+/** A notifying daemon whose one channel is a json webhook to a local receiver; disposing ends all three. */
+export async function hookedDaemon(
+  afterSeconds: number,
+  channel: Json = {},
+): Promise<
+  { clock: FakeClock; project: string; t: TestDaemon; receiver: WebhookReceiver } & AsyncDisposable
+> {
+  const receiver = startReceiver();
+  const { clock, project, t } = await notifyingDaemon(
+    [{ kind: "webhook", url: receiver.url, ...channel }],
+    afterSeconds,
+  );
+  return {
+    clock,
+    project,
+    t,
+    receiver,
+    async [Symbol.asyncDispose]() {
+      await t[Symbol.asyncDispose]();
+      await receiver[Symbol.asyncDispose]();
+      await removeTree(project);
+    },
+  };
 }
 
 /**

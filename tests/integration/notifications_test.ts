@@ -11,7 +11,13 @@ import assert from "node:assert/strict";
 import { basename } from "node:path";
 import type { TestDaemon } from "../helpers/daemon.ts";
 import { removeTree } from "../helpers/home.ts";
-import { notifyingDaemon, ORIGIN, settle, waitForLogged } from "../helpers/notifying_daemon.ts";
+import {
+  hookedDaemon,
+  notifyingDaemon,
+  ORIGIN,
+  settle,
+  waitForLogged,
+} from "../helpers/notifying_daemon.ts";
 import { act, launchAgent, waitForKind } from "../helpers/scripted_agent.ts";
 import { startReceiver } from "../helpers/webhook_receiver.ts";
 import { tcpPeer } from "../../src/policy/peer.ts";
@@ -119,34 +125,29 @@ Deno.test("an approval unanswered after afterSeconds is one POST naming the sess
 });
 
 Deno.test("a burst of 20 permission requests is one notification (D31 coalescing)", async () => {
-  await using receiver = startReceiver();
-  const { clock, project, t } = await notifyingDaemon([{ kind: "webhook", url: receiver.url }], 20);
-  await using _ = t;
-  try {
-    const id = await launchAgent(t, project, {
-      title: "burst",
-      approvals: "ask",
-      prompt: "askmany 20 Bash echo",
-    });
-    await waitForKind(t, id, "agent.permission", 20);
-    await settle();
-    await clock.advance(21_000);
-    const [post] = await receiver.waitFor(1);
-    const body = JSON.parse(post.body);
-    assert.equal(body.title, `agent in ${basename(project)} (burst): 20 approvals waiting`);
-    assert.equal(body.sessionId, id);
-    assert.deepEqual(
-      body.body.split("\n").sort(),
-      Array.from({ length: 20 }, (_, i) => `echo ${i + 1}`).sort(),
-    );
-    assert.ok([...body.body].length <= 300);
-    await waitForLogged(t, 1);
-    await clock.advance(120_000);
-    await settle();
-    assert.equal(receiver.received.length, 1);
-  } finally {
-    await removeTree(project);
-  }
+  await using rig = await hookedDaemon(20);
+  const { clock, project, t, receiver } = rig;
+  const id = await launchAgent(t, project, {
+    title: "burst",
+    approvals: "ask",
+    prompt: "askmany 20 Bash echo",
+  });
+  await waitForKind(t, id, "agent.permission", 20);
+  await settle();
+  await clock.advance(21_000);
+  const [post] = await receiver.waitFor(1);
+  const body = JSON.parse(post.body);
+  assert.equal(body.title, `agent in ${basename(project)} (burst): 20 approvals waiting`);
+  assert.equal(body.sessionId, id);
+  assert.deepEqual(
+    body.body.split("\n").sort(),
+    Array.from({ length: 20 }, (_, i) => `echo ${i + 1}`).sort(),
+  );
+  assert.ok([...body.body].length <= 300);
+  await waitForLogged(t, 1);
+  await clock.advance(120_000);
+  await settle();
+  assert.equal(receiver.received.length, 1);
 });
 
 Deno.test("turn.finished is not sent while a face has the session in focus (D31)", async () => {
@@ -189,33 +190,28 @@ Deno.test("turn.finished is not sent while a face has the session in focus (D31)
 });
 
 Deno.test("a working session silent for ui.stalledAfterSeconds is one session.stalled POST (D31)", async () => {
-  await using receiver = startReceiver();
-  const { clock, project, t } = await notifyingDaemon([{ kind: "webhook", url: receiver.url }], 20);
-  await using _ = t;
-  try {
-    const id = await launchAgent(t, project, { title: "silent", prompt: "hang" });
-    await waitForKind(t, id, "agent.message");
-    assert.equal((await t.client.get<Json>(`/sessions/${id}`)).body.activity, "working");
-    await settle();
-    await clock.advance(119_000);
-    await settle();
-    assert.equal(receiver.received.length, 0, "not before the default 120 s");
-    await clock.advance(2_000);
-    const [post] = await receiver.waitFor(1);
-    const body = JSON.parse(post.body);
-    assert.equal(body.event, "session.stalled");
-    assert.equal(body.sessionId, id);
-    assert.equal(
-      body.title,
-      `agent in ${basename(project)} (silent) is stalled: no event for 120 s`,
-    );
-    await waitForLogged(t, 1);
-    await clock.advance(600_000);
-    await settle();
-    assert.equal(receiver.received.length, 1, "a stall is told once while it lasts");
-  } finally {
-    await removeTree(project);
-  }
+  await using rig = await hookedDaemon(20);
+  const { clock, project, t, receiver } = rig;
+  const id = await launchAgent(t, project, { title: "silent", prompt: "hang" });
+  await waitForKind(t, id, "agent.message");
+  assert.equal((await t.client.get<Json>(`/sessions/${id}`)).body.activity, "working");
+  await settle();
+  await clock.advance(119_000);
+  await settle();
+  assert.equal(receiver.received.length, 0, "not before the default 120 s");
+  await clock.advance(2_000);
+  const [post] = await receiver.waitFor(1);
+  const body = JSON.parse(post.body);
+  assert.equal(body.event, "session.stalled");
+  assert.equal(body.sessionId, id);
+  assert.equal(
+    body.title,
+    `agent in ${basename(project)} (silent) is stalled: no event for 120 s`,
+  );
+  await waitForLogged(t, 1);
+  await clock.advance(600_000);
+  await settle();
+  assert.equal(receiver.received.length, 1, "a stall is told once while it lasts");
 });
 
 Deno.test("focus=1 over TCP is refused: it changes what the owner is told (D23, D31)", async () => {
