@@ -16,6 +16,12 @@ export interface Command {
   readonly name: string;
   readonly summary: string;
   readonly usage: string;
+  /**
+   * Works on this machine's home only (its files, its socket, its service
+   * manager): `--context` is refused, and `SVC_CONTEXT` or the used context
+   * never send it elsewhere (D32).
+   */
+  readonly localOnly?: true;
   run(args: string[], io: Io): Promise<number>;
 }
 

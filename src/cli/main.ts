@@ -15,6 +15,7 @@ import { serveCommand } from "./serve.ts";
 import { serviceCommand } from "./service.ts";
 import { statusCommand } from "./status.ts";
 import { stopCommand } from "./stop.ts";
+import { dialStdioCommand } from "./dial_stdio.ts";
 import { didYouMean } from "./did_you_mean.ts";
 import { terminalSafe } from "./terminal_text.ts";
 import { watchCommand } from "./watch.ts";
@@ -51,6 +52,7 @@ export const COMMANDS: readonly Command[] = [
   serviceCommand,
   doctorCommand,
   watchCommand,
+  dialStdioCommand,
   // Reads the table only when it runs, so it can complete every command, itself included.
   completionsCommand(() => COMMANDS),
 ];
