@@ -89,6 +89,7 @@ harness that is installed or configured lacks its program or credentials, the
 home is unsafe, the config or the store would stop the daemon, a channel's
 last notification failed), else 0.
 --json prints the report as one object.`,
+  localOnly: true,
   async run(args, io) {
     const { values } = parseCommandArgs(args, {
       home: { type: "string" },

@@ -30,6 +30,7 @@ Options:
   --lines N   print the last N lines (0: none, useful with --follow)
   --follow    keep printing lines as they are appended, across rotations
               (daemon.log moved to daemon.log.1); Ctrl-C stops (exit 130)`,
+  localOnly: true,
   async run(args, io) {
     const { values } = parseCommandArgs(args, {
       home: { type: "string" },

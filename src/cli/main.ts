@@ -5,6 +5,7 @@ import { automationsCommand } from "./automations.ts";
 import { capabilitiesCommand } from "./capabilities.ts";
 import { chatCommand } from "./chat.ts";
 import { completionsCommand } from "./completions.ts";
+import { contextCommand } from "./context.ts";
 import { doctorCommand } from "./doctor.ts";
 import { type Command, EXIT, type Io } from "./command.ts";
 import { eventsCommand } from "./events.ts";
@@ -52,6 +53,7 @@ export const COMMANDS: readonly Command[] = [
   serviceCommand,
   doctorCommand,
   watchCommand,
+  contextCommand,
   dialStdioCommand,
   // Reads the table only when it runs, so it can complete every command, itself included.
   completionsCommand(() => COMMANDS),
@@ -108,6 +110,7 @@ function overview(): string {
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     `  ${"help".padEnd(width)}  Show help for a command`,
     "",
-    "Options: --version, --help. Exit codes: 0 ok, 1 refused, 2 bad usage/config, 3 no daemon.",
+    "Options: --version, --help; --context NAME (or SVC_CONTEXT) sends a command to another",
+    'daemon ("svc context"). Exit codes: 0 ok, 1 refused, 2 bad usage/config, 3 no daemon.',
   ].join("\n");
 }

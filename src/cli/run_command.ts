@@ -1,5 +1,6 @@
 import { ClientError } from "../client/client.ts";
 import { ConfigError } from "../config/config_error.ts";
+import { CONTEXT_ENV } from "../contexts/selection.ts";
 import { type Command, EXIT, type Io, UsageError } from "./command.ts";
 import { AmbiguousIdError } from "./id_prefix.ts";
 import { subcommandUsage } from "./subcommand_help.ts";
@@ -19,7 +20,13 @@ export async function runCommand(command: Command, rest: string[], io: Io): Prom
     return EXIT.ok;
   }
   try {
-    return await command.run(rest, io);
+    const { context, args } = takeContextOption(rest);
+    if (context !== undefined && command.localOnly) {
+      throw new UsageError(
+        `--context is not accepted: "svc ${command.name}" works on this machine`,
+      );
+    }
+    return await command.run(args, context === undefined ? io : withContextEnv(io, context));
   } catch (error) {
     // Each may quote what the user typed, what the daemon or what config.json said.
     if (error instanceof UsageError) {
@@ -40,4 +47,37 @@ export async function runCommand(command: Command, rest: string[], io: Io): Prom
     }
     throw error;
   }
+}
+
+/**
+ * `--context NAME` or `--context=NAME`, a global option (D32), taken out of
+ * `args` wherever it stands before a `--`.
+ */
+export function takeContextOption(
+  args: string[],
+): { context: string | undefined; args: string[] } {
+  let context: string | undefined;
+  const rest: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === "--") {
+      rest.push(...args.slice(i));
+      break;
+    }
+    if (arg === "--context") {
+      context = args[++i];
+      if (context === undefined) throw new UsageError("option --context needs a value");
+    } else if (arg.startsWith("--context=")) {
+      context = arg.slice("--context=".length);
+    } else {
+      rest.push(arg);
+    }
+  }
+  if (context === "") throw new UsageError("option --context needs a value");
+  return { context, args: rest };
+}
+
+/** `io` whose `SVC_CONTEXT` is `context`: `--context` outranks the variable for one command. */
+function withContextEnv(io: Io, context: string): Io {
+  return { ...io, env: (name) => name === CONTEXT_ENV ? context : io.env(name) };
 }

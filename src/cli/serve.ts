@@ -18,6 +18,7 @@ Options:
   --home DIR           Home directory (default $SVC_HOME, else ~/.svc)
   --tcp ADDR:PORT      Also listen on a loopback TCP address (127.0.0.1:3000); never owner
   --project-root DIR   Allowed project root (repeatable); replaces config.json's projectRoots`,
+  localOnly: true,
   async run(args, io) {
     const { values } = parseCommandArgs(args, {
       home: { type: "string" },

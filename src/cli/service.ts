@@ -65,6 +65,7 @@ Subcommands:
 
 From source (deno run main.ts), the service runs "deno run -A main.ts serve":
 meant for development; install the compiled svc for everyday use.`,
+    localOnly: true,
     async run(args, io) {
       const { run, rest } = pickSubcommand(subcommands, args);
       if (!SUPPORTED_OS.includes(deps.os)) {

@@ -5,6 +5,7 @@ import { CLIENT_OPTIONS, parseCommandArgs } from "./args.ts";
 import { type Command, EXIT } from "./command.ts";
 import { TIME_OPTIONS, timeText } from "./output.ts";
 import { connect } from "./connect.ts";
+import { LOCAL_CONTEXT } from "../contexts/contexts_file.ts";
 import { terminalSafe } from "./terminal_text.ts";
 
 /** `svc status`: the running daemon's health; exit 3 when none answers (D1). */
@@ -19,7 +20,7 @@ UTC with --utc).
 --json prints the raw /health response. Exits 3 when no daemon answers.`,
   async run(args, io) {
     const { values } = parseCommandArgs(args, { ...CLIENT_OPTIONS, ...TIME_OPTIONS });
-    const { client, socket } = await connect(values.home, io);
+    const { client, socket, context } = await connect(values.home, io);
     try {
       const health = await client.health();
       if (values.json) {
@@ -50,6 +51,8 @@ UTC with --utc).
       return EXIT.ok;
     } catch (error) {
       if (error instanceof ClientError && error.code === "unreachable") {
+        // Another context's error names it and the cause (D32); the local one's gets advice.
+        if (context !== LOCAL_CONTEXT) throw error;
         io.err(terminalSafe(
           `svc is not running: no daemon answers on "${socket}"; start it with "svc serve"` +
             (values.home === undefined ? "" : ` --home ${values.home}`) +

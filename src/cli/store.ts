@@ -36,6 +36,7 @@ Subcommands:
       store on purpose. Refused while the daemon runs. For a store the daemon
       refuses to open (deleted, replaced, truncated, damaged): see
       docs/operations.md.`,
+  localOnly: true,
   run(args, io) {
     const { run, rest } = pickSubcommand(SUBCOMMANDS, args);
     return run(rest, io);

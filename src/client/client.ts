@@ -13,6 +13,7 @@
  * (docs/api.md §4.15 says why that is safe).
  */
 
+import type { Agent } from "node:http";
 import type { EventRecord } from "../store/events_store.ts";
 import { ClientError } from "./client_error.ts";
 import {
@@ -39,8 +40,33 @@ export const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 /** The contract this client speaks. */
 export const CLIENT_API_VERSION = "svc.daemon.v1";
 
-/** Where the daemon is: its Unix socket, its Windows named pipe, or a loopback `host:port`. */
-export type ClientTarget = { socketPath: string } | { pipe: string } | { tcp: string };
+/**
+ * Where the daemon is: its Unix socket, its Windows named pipe, a loopback
+ * `host:port`, or a dialer of byte streams (a context over ssh, D32).
+ */
+export type ClientTarget =
+  | { socketPath: string }
+  | { pipe: string }
+  | { tcp: string }
+  | { dialer: StreamDialer };
+
+/** One connection's bytes: what the daemon sends, and where to write to it. */
+export interface DialedStream {
+  /** Ends when the connection closes; errors with a `ClientError` saying why it failed. */
+  readonly readable: ReadableStream<Uint8Array>;
+  readonly writable: WritableStream<Uint8Array>;
+}
+
+/**
+ * Opens byte streams to a daemon, one per HTTP/1.1 connection (D32: `ssh
+ * host svc dial-stdio`). The client keeps a small pool of them (see
+ * dialed_agent.ts), so requests are not one dial each.
+ */
+export interface StreamDialer {
+  /** Names the daemon in messages: `context "devbox"`. */
+  readonly label: string;
+  dial(): DialedStream;
+}
 
 /** An answer of the daemon. */
 export interface ClientResponse<T = unknown> {
@@ -75,22 +101,28 @@ export interface ClientOptions {
 /** A client bound to one daemon endpoint. */
 export class SvcClient {
   readonly #baseUrl: string;
-  /** The endpoint for messages: the socket path or `host:port`. */
+  /** The endpoint for messages: the quoted socket path or `host:port`, or a dialer's label. */
   readonly #endpoint: string;
   readonly #httpClient: Deno.HttpClient | undefined;
-  /** Set for a named pipe: requests go through node:http instead of fetch. */
-  readonly #pipe: string | undefined;
+  /** Set for a named pipe or a dialer: requests go through node:http instead of fetch. */
+  readonly #nodeTarget: NodeTarget | undefined;
   readonly #options: ClientOptions;
   #negotiated: Health | null = null;
 
   constructor(target: ClientTarget, options: ClientOptions = {}) {
     this.#options = options;
     this.#endpoint = "socketPath" in target
-      ? target.socketPath
+      ? `"${target.socketPath}"`
       : "pipe" in target
-      ? target.pipe
-      : target.tcp;
-    this.#pipe = "pipe" in target ? target.pipe : undefined;
+      ? `"${target.pipe}"`
+      : "tcp" in target
+      ? `"${target.tcp}"`
+      : target.dialer.label;
+    this.#nodeTarget = "pipe" in target
+      ? { pipe: target.pipe }
+      : "dialer" in target
+      ? { dialer: target.dialer, agent: null }
+      : undefined;
     this.#httpClient = "socketPath" in target
       ? Deno.createHttpClient({ proxy: { transport: "unix", path: target.socketPath } })
       : undefined;
@@ -115,7 +147,7 @@ export class SvcClient {
     if (health.apiVersion !== CLIENT_API_VERSION) {
       throw new ClientError(
         "api_mismatch",
-        `Daemon speaks "${health.apiVersion}", this client needs "${CLIENT_API_VERSION}"`,
+        `The daemon on ${this.#endpoint} speaks "${health.apiVersion}", this client needs "${CLIENT_API_VERSION}"`,
       );
     }
     for (const id of this.#options.requiredCapabilities ?? []) {
@@ -196,9 +228,12 @@ export class SvcClient {
     return readFeed(this, options);
   }
 
-  /** Releases the connection pool. */
+  /** Releases the connection pool (for a dialer: ends its processes). */
   close(): void {
     this.#httpClient?.close();
+    if (this.#nodeTarget !== undefined && "agent" in this.#nodeTarget) {
+      this.#nodeTarget.agent?.destroy();
+    }
   }
 
   #instanceChanged(): ClientError {
@@ -236,25 +271,32 @@ export class SvcClient {
   ): Promise<Response> {
     try {
       const request = { method, ...init };
-      // node:http only for a pipe (Windows): see localEndpoint() for what loading it costs.
-      return this.#pipe === undefined
+      // node:http only for a pipe or a dialer: see localEndpoint() for what loading it costs.
+      return this.#nodeTarget === undefined
         ? await fetch(this.#baseUrl + path, { ...request, client: this.#httpClient })
-        : await (await import("./node_http_fetch.ts")).fetchOverPath(
-          this.#pipe,
-          this.#baseUrl + path,
-          request,
-        );
+        : await this.#fetchOverNode(this.#nodeTarget, this.#baseUrl + path, request);
     } catch (error) {
       if (init.signal?.aborted) throw error;
       // The connection to the negotiated peer is gone: that binding is lost too.
       this.#negotiated = null;
+      // A dialer's error already says which context failed and why.
+      if (error instanceof ClientError) throw error;
       throw new ClientError(
         "unreachable",
-        `svc is not running: no daemon answers on "${this.#endpoint}" (${
-          (error as Error).message
-        })`,
+        `svc is not running: no daemon answers on ${this.#endpoint} (${(error as Error).message})`,
       );
     }
+  }
+
+  async #fetchOverNode(
+    target: NodeTarget,
+    url: string,
+    init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal },
+  ): Promise<Response> {
+    const { fetchOverNodeHttp } = await import("./node_http_fetch.ts");
+    if ("pipe" in target) return await fetchOverNodeHttp({ socketPath: target.pipe }, url, init);
+    target.agent ??= (await import("./dialed_agent.ts")).dialedAgent(target.dialer);
+    return await fetchOverNodeHttp({ agent: target.agent }, url, init);
   }
 
   /** The body as JSON, within the response bound. */
@@ -267,6 +309,9 @@ export class SvcClient {
     }
   }
 }
+
+/** How a pipe or a dialer is reached: node:http, over a path or a pool of dialed streams. */
+type NodeTarget = { pipe: string } | { dialer: StreamDialer; agent: Agent | null };
 
 async function readBounded(response: Response, maxBytes: number): Promise<string> {
   const declared = Number(response.headers.get("content-length") ?? "0");

@@ -1,20 +1,21 @@
-import { request } from "node:http";
+import { type Agent, request } from "node:http";
 import { Readable } from "node:stream";
 
 /**
- * `fetch` over a local path with `node:http`: a Windows named pipe (which
- * Deno's fetch cannot dial) or, for tests on Unix, a socket path. Returns a
- * web `Response` whose body streams, so the client's size bound applies.
+ * `fetch` with `node:http`, over a local path (a Windows named pipe, which
+ * Deno's fetch cannot dial, or for tests on Unix a socket path) or through an
+ * agent whose connections are dialed streams (a context, D32). Returns a web
+ * `Response` whose body streams, so the client's size bound applies.
  */
-export function fetchOverPath(
-  path: string,
+export function fetchOverNodeHttp(
+  via: { socketPath: string } | { agent: Agent },
   url: string,
   init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal },
 ): Promise<Response> {
   const target = new URL(url);
   return new Promise((resolve, reject) => {
     const outgoing = request({
-      socketPath: path,
+      ...via,
       method: init.method,
       path: target.pathname + target.search,
       headers: {
