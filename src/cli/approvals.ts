@@ -22,6 +22,7 @@ import {
   resolveSessionId,
 } from "./id_prefix.ts";
 import { withClient } from "./connect.ts";
+import { printAllContexts } from "./all_contexts.ts";
 import { oneLine, printList, printResponse, table, TIME_OPTIONS, timeText } from "./output.ts";
 import { terminalSafe } from "./terminal_text.ts";
 
@@ -44,26 +45,26 @@ function expiresIn(expiresAt: string, nowMs: number): string {
   return minutes > 0 ? `in ${minutes}m ${seconds % 60}s` : `in ${seconds}s`;
 }
 
+type ListedApproval =
+  & Pick<PendingApproval, "sessionId" | "requestId" | "tool" | "summary" | "expiresAt">
+  & { requestedAt?: string };
+
+const APPROVAL_HEADERS = ["SESSION", "REQUEST", "TOOL", "EXPIRES", "SUMMARY"];
+
+function approvalRow(approval: ListedApproval, nowMs: number): string[] {
+  return [
+    approval.sessionId,
+    approval.requestId,
+    approval.tool,
+    expiresIn(approval.expiresAt, nowMs),
+    approval.summary,
+  ];
+}
+
 /** The pending list as a table (pure: the time is passed in). */
-export function approvalsTable(
-  approvals: Array<
-    Pick<PendingApproval, "sessionId" | "requestId" | "tool" | "summary" | "expiresAt"> & {
-      requestedAt?: string;
-    }
-  >,
-  nowMs: number,
-): string {
+export function approvalsTable(approvals: ListedApproval[], nowMs: number): string {
   if (approvals.length === 0) return "No pending approvals";
-  return table(
-    ["SESSION", "REQUEST", "TOOL", "EXPIRES", "SUMMARY"],
-    approvals.map((a) => [
-      a.sessionId,
-      a.requestId,
-      a.tool,
-      expiresIn(a.expiresAt, nowMs),
-      a.summary,
-    ]),
-  );
+  return table(APPROVAL_HEADERS, approvals.map((approval) => approvalRow(approval, nowMs)));
 }
 
 /** The rules as a table (pure). */
@@ -235,13 +236,15 @@ async function logCommand(args: string[], io: Io): Promise<number> {
 export const approvalsCommand: Command = {
   name: "approvals",
   summary: "List agent permission requests waiting for you; rules and the decision log",
-  usage: `Usage: svc approvals [--session ID] [--home DIR] [--json]
+  usage: `Usage: svc approvals [--session ID | --all-contexts] [--home DIR] [--json]
        svc approvals rules [list|add|rm] ...
        svc approvals log [--since TIME] [--session ID] [--limit N] [--utc] [--home DIR] [--json]
 
 Lists pending permission requests of every live session (or one), oldest first;
 --json prints them as an array. Answer one with "svc approve SESSION REQUEST"
-(any unique prefix of each). Unanswered requests are denied after
+(any unique prefix of each). --all-contexts lists those of "local" and of
+every context ("svc context") in one table with a CONTEXT column; answer one
+with "svc approve --context NAME …". Unanswered requests are denied after
 approvals.timeoutSeconds (default 600). "rules" lists, adds and removes
 standing approval rules (below); "log" lists every decision with who or what
 made it (owner, rule, policy, timeout, ended). See docs/cli.md.
@@ -250,7 +253,24 @@ ${RULES_USAGE}`,
   async run(args, io) {
     if (args[0] === "rules") return await rulesCommand(args.slice(1), io);
     if (args[0] === "log") return await logCommand(args.slice(1), io);
-    const { values } = parseCommandArgs(args, { ...CLIENT_OPTIONS, session: { type: "string" } });
+    const { values } = parseCommandArgs(args, {
+      ...CLIENT_OPTIONS,
+      session: { type: "string" },
+      "all-contexts": { type: "boolean" },
+    });
+    if (values["all-contexts"]) {
+      if (values.session !== undefined) {
+        throw new UsageError("--session names one context's session");
+      }
+      const nowMs = Date.now();
+      return await printAllContexts(io, values, {
+        read: (client) =>
+          act<{ approvals: PendingApproval[] }>(client, "svc.sessions.approvals", {}),
+        items: (body) => body.result.approvals,
+        headers: APPROVAL_HEADERS,
+        row: (approval) => approvalRow(approval, nowMs),
+      });
+    }
     return await withClient(values.home, io, async (client) => {
       const response = await act<{ approvals: PendingApproval[] }>(
         client,

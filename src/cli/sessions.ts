@@ -3,6 +3,8 @@ import { SESSION_STATUSES, type SessionRecord } from "../store/sessions_store.ts
 import { CLIENT_OPTIONS, parseCommandArgs, requireId } from "./args.ts";
 import { type Command, type Io, pickSubcommand, type Subcommand, UsageError } from "./command.ts";
 import { withClient } from "./connect.ts";
+import { printAllContexts } from "./all_contexts.ts";
+import type { SvcClient } from "../client/client.ts";
 import { followEvents, integerOption, printerFor } from "./events.ts";
 import { printResponse, table, TIME_OPTIONS, timeText } from "./output.ts";
 import { counted } from "../count_text.ts";
@@ -19,11 +21,13 @@ export const sessionsCommand: Command = {
   usage: `Usage: svc sessions <subcommand> [options]
 
 Subcommands:
-  list [--status S] [--limit N] [--utc]
+  list [--status S] [--limit N] [--utc] [--all-contexts]
       Sessions, newest first (at most N, default 100). S: running, completed,
       failed, killed, orphaned. Times are local, or UTC with --utc. ACTIVITY
       is what a conversation's agent is doing: starting, working, waiting
-      approval, idle ("-" for a raw or ended session).
+      approval, idle ("-" for a raw or ended session). --all-contexts lists
+      those of "local" and of every context ("svc context") in one table
+      with a CONTEXT column; one that does not answer is a line on stderr.
   start --project-root DIR --harness ID [--cwd DIR] [--model M] [--title T]
         [--worktree] [--approvals ask|allow|deny] [--follow]
         (PROMPT... | --prompt-file FILE | -)
@@ -74,6 +78,7 @@ async function listSessions(args: string[], io: Io): Promise<number> {
     ...TIME_OPTIONS,
     status: { type: "string" },
     limit: { type: "string" },
+    "all-contexts": { type: "boolean" },
   });
   const query = new URLSearchParams();
   if (values.status !== undefined) {
@@ -88,22 +93,29 @@ async function listSessions(args: string[], io: Io): Promise<number> {
     query.set("limit", String(integerOption(values.limit, "--limit", 1)));
   }
   const search = query.size > 0 ? `?${query}` : "";
-  return await withClient(values.home, io, async (client) => {
-    const response = await client.get<SessionRecord[]>(`/sessions${search}`);
-    return printResponse(io, response, values.json, (sessions) =>
-      table(
-        ["ID", "STATUS", "ACTIVITY", "HARNESS", "CREATED", "RESUMABLE", "TITLE"],
-        sessions.map((s) => [
-          s.id,
-          s.status,
-          s.activity?.replaceAll("_", " ") ?? "-",
-          s.harness,
-          timeText(s.created_at, values.utc),
-          s.resumable ? "yes" : "-",
-          s.title,
-        ]),
-      ));
-  });
+  const columns = {
+    headers: ["ID", "STATUS", "ACTIVITY", "HARNESS", "CREATED", "RESUMABLE", "TITLE"],
+    row: (s: SessionRecord) => [
+      s.id,
+      s.status,
+      s.activity?.replaceAll("_", " ") ?? "-",
+      s.harness,
+      timeText(s.created_at, values.utc),
+      s.resumable ? "yes" : "-",
+      s.title,
+    ],
+  };
+  const read = (client: SvcClient) => client.get<SessionRecord[]>(`/sessions${search}`);
+  if (values["all-contexts"]) {
+    return await printAllContexts(io, values, { read, items: (sessions) => sessions, ...columns });
+  }
+  return await withClient(values.home, io, async (client) =>
+    printResponse(
+      io,
+      await read(client),
+      values.json,
+      (sessions) => table(columns.headers, sessions.map(columns.row)),
+    ));
 }
 
 async function startSession(args: string[], io: Io): Promise<number> {
