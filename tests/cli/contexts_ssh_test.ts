@@ -83,17 +83,8 @@ Deno.test({
     });
 
     await t.step("a launch, an approval and a kill go through the context", async () => {
-      const started = await box([
-        "sessions",
-        "start",
-        "--project-root",
-        d.project,
-        "--harness",
-        "agent",
-        "--approvals",
-        "ask",
-        "ask Bash touch x",
-      ]);
+      const launch = ["sessions", "start", "--harness", "agent", "--approvals", "ask"];
+      const started = await box([...launch, "--project-root", d.project, "ask Bash touch x"]);
       assert.equal(started.code, 0, started.stderr);
       const agentId = started.stdout.trim();
       let pending = "";

@@ -125,43 +125,25 @@ function sshdConfig(dir: string, port: number): string {
 
 /** One alias per outcome; none reads the user's files (known_hosts, keys). */
 function clientConfig(dir: string, port: number, closedPort: number): string {
-  const host = (
-    alias: string,
-    lines: string[],
-  ) => [`Host ${alias}`, `  HostName 127.0.0.1`, `  User root`, ...lines.map((l) => `  ${l}`)];
-  const common = [
-    `IdentitiesOnly yes`,
-    `IdentityAgent none`,
-    `GlobalKnownHostsFile /dev/null`,
-    `LogLevel ERROR`,
+  const host = (alias: string, hostPort: number, key: string, knownHosts: string) => [
+    `Host ${alias}`,
+    `  HostName 127.0.0.1`,
+    `  Port ${hostPort}`,
+    `  User root`,
+    `  IdentityFile ${dir}/${key}`,
+    `  UserKnownHostsFile ${dir}/${knownHosts}`,
+    `  IdentitiesOnly yes`,
+    `  IdentityAgent none`,
+    `  GlobalKnownHostsFile /dev/null`,
+    `  LogLevel ERROR`,
   ];
   return [
-    ...host(HOSTS.ok, [
-      `Port ${port}`,
-      `IdentityFile ${dir}/client_key`,
-      `UserKnownHostsFile ${dir}/known_hosts`,
-      ...common,
-    ]),
-    ...host(HOSTS.unknownKey, [
-      `Port ${port}`,
-      `IdentityFile ${dir}/client_key`,
-      `UserKnownHostsFile ${dir}/empty_known_hosts`,
-      // svc must refuse even where the user's config would accept a new key.
-      `StrictHostKeyChecking accept-new`,
-      ...common,
-    ]),
-    ...host(HOSTS.refusedKey, [
-      `Port ${port}`,
-      `IdentityFile ${dir}/other_key`,
-      `UserKnownHostsFile ${dir}/known_hosts`,
-      ...common,
-    ]),
-    ...host(HOSTS.unreachable, [
-      `Port ${closedPort}`,
-      `IdentityFile ${dir}/client_key`,
-      `UserKnownHostsFile ${dir}/known_hosts`,
-      ...common,
-    ]),
+    ...host(HOSTS.ok, port, "client_key", "known_hosts"),
+    ...host(HOSTS.unknownKey, port, "client_key", "empty_known_hosts"),
+    // svc must refuse an unknown key even where the user's config would accept it.
+    `  StrictHostKeyChecking accept-new`,
+    ...host(HOSTS.refusedKey, port, "other_key", "known_hosts"),
+    ...host(HOSTS.unreachable, closedPort, "client_key", "known_hosts"),
     "",
   ].join("\n");
 }
