@@ -6,6 +6,7 @@ import {
   readContexts,
   writeContexts,
 } from "../contexts/contexts_file.ts";
+import { ConfigError } from "../config/config_error.ts";
 import { formatContextEndpoint, parseContextEndpoint } from "../contexts/endpoint.ts";
 import { CONTEXT_ENV } from "../contexts/selection.ts";
 import { parseCommandArgs } from "./args.ts";
@@ -66,7 +67,7 @@ async function addContext(args: string[], io: Io): Promise<number> {
   if (url === undefined) throw new UsageError("Missing context URL");
   checkContextName(name);
   const endpoint = parseContextEndpoint(url);
-  const path = contextsPath(io.env);
+  const path = contextsFile(io);
   const file = await readContexts(path);
   if (Object.hasOwn(file.contexts, name)) {
     io.err(`svc context: "${name}" exists already ("svc context rm ${name}" first)`);
@@ -80,7 +81,7 @@ async function addContext(args: string[], io: Io): Promise<number> {
 
 async function listContexts(args: string[], io: Io): Promise<number> {
   const { values } = parseCommandArgs(args, { json: { type: "boolean" } });
-  const file = await readContexts(contextsPath(io.env));
+  const file = await readContexts(contextsFile(io));
   const current = currentName(file, io);
   const rows = [
     { name: LOCAL_CONTEXT, endpoint: "this machine (--home, SVC_HOME or ~/.svc)" },
@@ -102,7 +103,7 @@ async function listContexts(args: string[], io: Io): Promise<number> {
 
 async function useContext(args: string[], io: Io): Promise<number> {
   const name = onlyName(args);
-  const path = contextsPath(io.env);
+  const path = contextsFile(io);
   const file = await readContexts(path);
   if (name !== LOCAL_CONTEXT && !Object.hasOwn(file.contexts, name)) {
     io.err(`svc context: no context "${name}" ("svc context ls" lists them)`);
@@ -118,7 +119,7 @@ async function useContext(args: string[], io: Io): Promise<number> {
 
 async function removeContext(args: string[], io: Io): Promise<number> {
   const name = onlyName(args);
-  const path = contextsPath(io.env);
+  const path = contextsFile(io);
   const file = await readContexts(path);
   if (!Object.hasOwn(file.contexts, name)) {
     io.err(`svc context: no context "${name}" ("svc context ls" lists them)`);
@@ -135,6 +136,15 @@ async function removeContext(args: string[], io: Io): Promise<number> {
 /** The context commands would use now: `SVC_CONTEXT`, else the file's choice, else `local`. */
 function currentName(file: ContextsFile, io: Io): string {
   return io.env(CONTEXT_ENV) || file.current || LOCAL_CONTEXT;
+}
+
+/** The contexts file's path, which adding, using and removing need. */
+function contextsFile(io: Io): string {
+  const path = contextsPath(io.env);
+  if (path === null) {
+    throw new ConfigError("Cannot find where to keep contexts: set XDG_CONFIG_HOME or HOME");
+  }
+  return path;
 }
 
 function onlyName(args: string[]): string {

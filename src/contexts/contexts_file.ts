@@ -26,18 +26,17 @@ const contextsSchema = z.strictObject({
 /** The file's contents. */
 export type ContextsFile = z.infer<typeof contextsSchema>;
 
-/** Where the contexts file is, from the environment. */
-export function contextsPath(env: (name: string) => string | undefined): string {
+/**
+ * Where the contexts file is, from the environment; null when neither
+ * `XDG_CONFIG_HOME` nor a home directory is set (then there is no file, and
+ * `local` is the only context).
+ */
+export function contextsPath(env: (name: string) => string | undefined): string | null {
+  const home = Deno.build.os === "windows" ? env("USERPROFILE") : env("HOME");
   const configHome = env("XDG_CONFIG_HOME") ||
     (Deno.build.os === "windows" ? env("APPDATA") : undefined) ||
-    join(homeDirectory(env), ".config");
-  return join(configHome, "svc", "contexts.json");
-}
-
-function homeDirectory(env: (name: string) => string | undefined): string {
-  const home = Deno.build.os === "windows" ? env("USERPROFILE") : env("HOME");
-  if (!home) throw new ConfigError("Cannot find the contexts file: set XDG_CONFIG_HOME or HOME");
-  return home;
+    (home ? join(home, ".config") : null);
+  return configHome === null ? null : join(configHome, "svc", "contexts.json");
 }
 
 /** A usage-level check of a new context's name; the message says what is allowed. */
@@ -52,8 +51,12 @@ export function checkContextName(name: string): void {
   }
 }
 
-/** The file at `path`, or an empty one when it does not exist; a bad file is a `ConfigError`. */
-export async function readContexts(path: string): Promise<ContextsFile> {
+/**
+ * The file at `path`, or an empty one when it does not exist (or there is
+ * no path); a bad file is a `ConfigError`.
+ */
+export async function readContexts(path: string | null): Promise<ContextsFile> {
+  if (path === null) return { current: null, contexts: {} };
   let text: string;
   try {
     text = await Deno.readTextFile(path);

@@ -7,10 +7,11 @@ import {
   writeContexts,
 } from "../../src/contexts/contexts_file.ts";
 
-Deno.test("contextsPath() is under XDG_CONFIG_HOME, else ~/.config", () => {
+Deno.test("contextsPath() is under XDG_CONFIG_HOME, else ~/.config, else none", () => {
   const env = (vars: Record<string, string>) => (name: string) => vars[name];
   assert.equal(contextsPath(env({ XDG_CONFIG_HOME: "/x", HOME: "/h" })), "/x/svc/contexts.json");
   assert.equal(contextsPath(env({ HOME: "/h" })), "/h/.config/svc/contexts.json");
+  assert.equal(contextsPath(env({})), null, "no file: local is the only context");
 });
 
 Deno.test("writeContexts() writes 0600 in a 0700 directory; readContexts() reads it back", async () => {
@@ -18,6 +19,7 @@ Deno.test("writeContexts() writes 0600 in a 0700 directory; readContexts() reads
   try {
     const path = `${dir}/config/svc/contexts.json`;
     assert.deepEqual(await readContexts(path), { current: null, contexts: {} });
+    assert.deepEqual(await readContexts(null), { current: null, contexts: {} });
     const file = { current: "box", contexts: { box: { endpoint: "ssh://box" } } };
     await writeContexts(path, file);
     assert.equal((await Deno.stat(path)).mode! & 0o777, 0o600);
