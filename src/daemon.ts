@@ -53,6 +53,10 @@ import { Runner } from "./automations/runner.ts";
 import { Scheduler } from "./automations/scheduler.ts";
 import { RoutineService } from "./automations/routines.ts";
 import type { Listener } from "./transport/listener.ts";
+import { DevicesStore } from "./store/devices_store.ts";
+import { Devices } from "./web/devices.ts";
+import { directoryAssets, WEB_DIST } from "./web/static_assets.ts";
+import { webGate } from "./web/web_gate.ts";
 import { formatTcpAddress, listenTcp, type TcpAddress } from "./transport/tcp_loopback.ts";
 import {
   alreadyRunningMessage,
@@ -227,6 +231,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           requestId: approval.requestId,
           decision: decision.decision,
           by: decision.by,
+          ...(decision.device === undefined ? {} : { device: decision.device }),
         };
         log.info("Approval answered", resolved);
         feed.publish("approval.resolved", resolved);
@@ -422,6 +427,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const finished = new Promise<void>((resolve) => resolveStopped = resolve);
     const listeners: Listener[] = [];
     const budget = new ResponseBudget(RESPONSE_BUDGET_BYTES, MAX_PAGE_BYTES);
+    const devices = new Devices({ store: new DevicesStore(db), clock, log });
 
     const routes = buildRoutes({
       system: {
@@ -475,6 +481,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       worktrees: { review, budget },
       landQueue: { queue: landQueue },
       notifications,
+      devices: {
+        devices,
+        webOrigins: () => ({
+          listener: options.tcp ? `http://${formatTcpAddress(options.tcp)}` : null,
+          origins: config.web.origins,
+        }),
+      },
     });
     const handler = createHandler(routes, {
       log,
@@ -497,7 +510,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     listeners.push(await local.listen(served, instanceHeader, log));
     if (options.tcp) {
       try {
-        listeners.push(listenTcp(options.tcp, served, instanceHeader, log));
+        const gated = webGate(served, { devices, assets: directoryAssets(WEB_DIST), log });
+        listeners.push(listenTcp(options.tcp, gated, instanceHeader, log, config.web));
       } catch (error) {
         for (const listener of listeners) await listener.shutdown();
         throw new ConfigError(

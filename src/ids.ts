@@ -35,7 +35,13 @@ function increment(digits: number[]): void {
   }
 }
 
-/** `ses_…`, `evt_…`, `run_…`, `apr_…` (approval rule, D28), `lnd_…` (land queue item, D34) ids (D4). */
-export function newId(prefix: "ses" | "evt" | "run" | "apr" | "lnd", nowMs: number): string {
+/**
+ * `ses_…`, `evt_…`, `run_…`, `apr_…` (approval rule, D28), `lnd_…` (land queue
+ * item, D34), `dev_…` (device, D30) ids (D4).
+ */
+export function newId(
+  prefix: "ses" | "evt" | "run" | "apr" | "lnd" | "dev",
+  nowMs: number,
+): string {
   return `${prefix}_${ulid(nowMs)}`;
 }

@@ -46,6 +46,14 @@ export interface PermissionDecision extends PermissionAnswer {
   by: "owner" | "policy" | "timeout" | "ended" | "rule";
   /** The rule that decided, when `by` is `rule` (D28). */
   ruleId?: string;
+  /** The paired device the owner answered from, when `by` is `owner` (D30). */
+  device?: DeviceRef;
+}
+
+/** A paired device as the audit names it (D30). */
+export interface DeviceRef {
+  readonly id: string;
+  readonly name: string;
 }
 
 /** The session-record fields a conversation keeps current. */
@@ -447,6 +455,7 @@ export class Conversation {
       decision: decision.decision,
       by: decision.by,
       ...(decision.ruleId === undefined ? {} : { ruleId: decision.ruleId }),
+      ...(decision.device === undefined ? {} : { device: decision.device }),
     });
     if (this.#ended || this.#inputClosed) return;
     for (const line of this.#adapter.answerPermission(step.requestId, decision)) {

@@ -197,18 +197,21 @@ function actionTable(deps: ActionDeps): ReadonlyMap<string, ActionDefinition> {
         scope: z.enum(RULE_SCOPES).optional(),
         message: boundedText(1, 4096).optional(),
       },
-      run: (input) => {
+      run: (input, peer) => {
         const { sessionId, requestId, decision } = input as {
           sessionId: string;
           requestId: string;
           decision: "allow" | "deny";
         };
         const scope = input.scope as typeof RULE_SCOPES[number] | undefined;
+        // D30 audit: an answer from a paired device names it.
+        const device = peer.transport === "tcp" ? peer.device : undefined;
         const { rule } = deps.approvals.answer(sessionId, requestId, {
           decision,
           remember: input.remember === true || scope !== undefined,
           message: (input.message as string | undefined) ?? null,
           ...(scope === undefined ? {} : { scope }),
+          ...(device === undefined ? {} : { device: { id: device.id, name: device.name } }),
         });
         const result = { sessionId, requestId, decision, rule };
         return {

@@ -3,7 +3,7 @@ import { isStoreFailure } from "../store/store_failure.ts";
 import { jsonResponse } from "./json.ts";
 import type { Route, RouteContext } from "./route.ts";
 import type { Peer } from "../policy/peer.ts";
-import { checkTcpHeaders, requireOwner } from "../policy/access.ts";
+import { checkRouteAuthority, checkTcpHeaders } from "../policy/access.ts";
 import { checkBodyHeaders, maxBodyBytes } from "../policy/body.ts";
 import { builtText } from "../transport/text_body.ts";
 import type { Logger } from "../log.ts";
@@ -136,9 +136,9 @@ export function createHandler(
 }
 
 /**
- * Whether a TCP request is refused whatever its body holds (D23): its Host
- * or Origin is not this listener, no route matches, or the route is
- * owner-only. The action router needs the body (its id decides), so it reads
+ * Whether a TCP request is refused whatever its body holds (D23, D30): its
+ * Host or Origin is not this listener, no route matches, or the route is
+ * owner-only (for a paired device: beyond its scope). The action router needs the body (its id decides), so it reads
  * it, bounded by `maxBodyBytes`.
  */
 function refusedFromHead(table: RouteTable, req: Request, peer: Peer): boolean {
@@ -148,7 +148,9 @@ function refusedFromHead(table: RouteTable, req: Request, peer: Peer): boolean {
       req.method === "HEAD" ? "GET" : req.method,
       requestTarget(req.url).pathname,
     );
-    return found.route === null || found.route.ownerOnly !== undefined;
+    if (found.route === null) return true;
+    checkRouteAuthority(peer, found.route);
+    return false;
   } catch {
     return true;
   }
@@ -221,7 +223,7 @@ function dispatchRoute(
     throw route.failureShape(asServiceError(error, log, req));
   };
   try {
-    if (route.ownerOnly) requireOwner(peer, route.ownerOnly);
+    checkRouteAuthority(peer, route);
     if (route.method !== "GET" && !route.storeLostChecked && storeLost()) {
       throw storeUnavailable();
     }

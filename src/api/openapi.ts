@@ -90,6 +90,7 @@ export function openApiDocument(
       { name: "actions", description: "The action router" },
       { name: "approvals", description: "Standing approval rules and the approval log (D28)" },
       { name: "notifications", description: "Notification channels, their log and a test (D31)" },
+      { name: "devices", description: "Paired devices of the web face (D30)" },
     ],
     paths,
   };

@@ -39,7 +39,8 @@ export interface Route {
     | "streams"
     | "actions"
     | "approvals"
-    | "notifications";
+    | "notifications"
+    | "devices";
   /** The query parameters with their bounds (documentation; handlers parse them). */
   readonly query?: z.ZodObject;
   /** Every status the route itself answers, with its body (generic errors are added). */

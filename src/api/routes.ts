@@ -13,6 +13,7 @@ import { type StreamDeps, streamRoutes } from "./streams.ts";
 import { type SystemDeps, systemRoutes } from "./system.ts";
 import { type WorktreeRouteDeps, worktreeRoutes } from "./worktree_routes.ts";
 import { type LandQueueRouteDeps, landQueueRoutes } from "./land_queue_routes.ts";
+import { type DeviceRouteDeps, deviceRoutes } from "./device_routes.ts";
 
 /** What every route family needs, gathered by the daemon. */
 export interface RouteDeps {
@@ -25,6 +26,7 @@ export interface RouteDeps {
   readonly worktrees: WorktreeRouteDeps;
   readonly landQueue: LandQueueRouteDeps;
   readonly notifications: NotificationDeps;
+  readonly devices: DeviceRouteDeps;
 }
 
 /**
@@ -44,6 +46,7 @@ export function buildRoutes(deps: RouteDeps): Route[] {
     ...actionRoutes(deps.actions),
     ...approvalRoutes(deps.actions),
     ...notificationRoutes(deps.notifications),
+    ...deviceRoutes(deps.devices),
   ];
   routes.push({
     method: "GET",

@@ -274,6 +274,8 @@ function build() {
     decision: z.enum(["allow", "deny"]),
     by: z.enum(["owner", "policy", "timeout", "ended", "rule"]),
     ruleId: nullable(z.string()),
+    device: nullable(z.object({ id: z.string(), name: z.string() }))
+      .describe("The paired device the owner answered from (D30)"),
   });
 
   /** A routine's scheduling state (D12): the health action's answer, and each routine of the overview. */

@@ -16,7 +16,7 @@
  */
 import { ServiceError } from "../errors.ts";
 import { type Clock, isoTime } from "../clock.ts";
-import type { PermissionDecision, PermissionRequest } from "../agents/conversation.ts";
+import type { DeviceRef, PermissionDecision, PermissionRequest } from "../agents/conversation.ts";
 import { redactText } from "../events/redact.ts";
 import {
   type ApprovalRule,
@@ -73,6 +73,8 @@ export interface OwnerAnswer {
   message: string | null;
   /** Where an "always" rule applies; the session when not given. */
   scope?: RuleScope;
+  /** The paired device the owner answered from (D30 audit). */
+  device?: DeviceRef;
 }
 
 interface Waiting {
@@ -263,6 +265,7 @@ export class ApprovalBroker {
         remember: false,
         message: answer.message,
         by: "owner",
+        ...(answer.device === undefined ? {} : { device: answer.device }),
       });
       return { rule };
     }

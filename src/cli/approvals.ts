@@ -100,7 +100,11 @@ export function logTable(entries: ApprovalLogEntry[], utc?: boolean): string {
         timeText(entry.at, utc),
         entry.sessionId,
         entry.decision,
-        entry.by === "rule" && entry.ruleId ? `rule ${entry.ruleId}` : entry.by,
+        entry.by === "rule" && entry.ruleId
+          ? `rule ${entry.ruleId}`
+          : entry.device
+          ? `${entry.by} via ${entry.device.name}`
+          : entry.by,
         entry.tool ?? "-",
         entry.command ?? (entry.paths.join(" ") || entry.summary || ""),
       ].map((cell) => terminalSafe(oneLine(cell)))

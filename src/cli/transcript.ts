@@ -183,7 +183,9 @@ export function createTranscript(options: TranscriptOptions): Transcript {
     "agent.permission.resolved": (p) => {
       const allowed = p.decision === "allow";
       const glyph = allowed ? style.ok("✓") : style.bad("✗");
-      const by = str(p.by) ?? "?";
+      const device = p.device as { name?: unknown } | undefined;
+      const from = typeof device?.name === "string" ? ` via device ${device.name}` : "";
+      const by = (str(p.by) ?? "?") + from;
       return [
         line(`  ${glyph} request ${str(p.requestId)} ${allowed ? "allowed" : "denied"} (${by})`),
       ];

@@ -52,7 +52,10 @@ export function parseConfig(text: string, source: string): Config {
       channels: parsed.notifications?.channels ?? [],
       afterSeconds: parsed.notifications?.afterSeconds ?? DEFAULT_CONFIG.notifications.afterSeconds,
     },
-    web: { origins: parsed.web?.origins ?? [] },
+    web: {
+      origins: parsed.web?.origins ?? [],
+      trustProxy: parsed.web?.trustProxy ?? false,
+    },
     notify: parsed.notify
       ? { command: parsed.notify.command, on: parsed.notify.on ?? [...DEFAULT_NOTIFY_ON] }
       : null,

@@ -82,8 +82,10 @@ export const configSchema = z.strictObject({
     on: z.array(z.enum(NOTIFY_EVENTS)).optional(),
   }).optional(),
   notifications: notificationsSchema.optional(),
+  /** The web face (D30): origins a tunnel or proxy serves the TCP listener at. */
   web: z.strictObject({
     origins: z.array(webOrigin).max(16).optional(),
+    trustProxy: z.boolean().optional(),
   }).optional(),
   worktrees: z.strictObject({
     keep: z.int().min(0).max(10_000).optional(),
@@ -118,8 +120,11 @@ export interface Config {
   notify: NotifyConfig | null;
   /** Where and about what the owner is told (D31). */
   notifications: NotificationsConfig;
-  /** The web face (D30): the origins it is reached by; notifications link to the first. */
-  web: { origins: string[] };
+  /**
+   * The web face (D30): its origins besides the loopback names (notifications
+   * link to the first), and whether X-Forwarded-* from a loopback peer is trusted.
+   */
+  web: { origins: string[]; trustProxy: boolean };
   /** Ended worktrees kept per routine; older ones are removed (D20). */
   worktrees: { keep: number };
   /** `svc ui` (D25): a working session with no event for this long is shown stalled. */
@@ -143,7 +148,7 @@ export const DEFAULT_CONFIG: Config = {
   ui: { stalledAfterSeconds: 120 },
   notify: null,
   notifications: { channels: [], afterSeconds: DEFAULT_AFTER_SECONDS },
-  web: { origins: [] },
+  web: { origins: [], trustProxy: false },
   worktrees: { keep: 10 },
   worktreeSetup: {},
   projects: [],

@@ -1,6 +1,7 @@
 import { forbidden, ServiceError } from "../errors.ts";
-import { isLoopbackHost, splitHostPort } from "./loopback.ts";
+import { actionNeed, type DeviceNeed, routeNeed, scopeMeets } from "./device_scopes.ts";
 import type { Peer } from "./peer.ts";
+import { checkHostAndOrigin } from "./web_request.ts";
 
 /**
  * Every access decision of svc, in one place (C5, D10, D11, D14). Handlers
@@ -21,26 +22,15 @@ export const TCP_AUTOMATION_ALLOWLIST: ReadonlySet<string> = new Set([
 const OWNER_ACTION_PREFIXES = ["svc.automations.", "svc.sessions.", "svc.approvals."];
 
 /**
- * D14: a TCP request must name the listener in `Host` (a loopback name with
- * the listener's port), and an `Origin`, when present, must be that same
- * origin. Blocks DNS rebinding and cross-site browser requests.
+ * D14, D30: a TCP request must name the listener in `Host` (a loopback name
+ * with the listener's port, or a `web.origins` entry), and an `Origin`, when
+ * present, must be that same origin. Blocks DNS rebinding and cross-site
+ * browser requests (web_request.ts holds the rules).
  */
 export function checkTcpHeaders(req: Request, peer: Peer): void {
   if (peer.transport !== "tcp") return;
-  const host = req.headers.get("host") ?? "";
-  const parsed = splitHostPort(host);
-  if (!parsed || !isLoopbackHost(parsed.hostname) || parsed.port !== peer.listener.port) {
-    throw forbidden(`Host "${host}" is not this loopback listener`);
-  }
-  // D23: an absolute-form target (`GET http://host:port/…`) must name the same listener.
-  const target = URL.canParse(req.url) ? new URL(req.url).host : "";
-  if (target !== new URL(`http://${host}`).host) {
-    throw forbidden(`Request target "${target}" is not the Host "${host}"`);
-  }
-  const origin = req.headers.get("origin");
-  if (origin !== null && origin !== `http://${host}`) {
-    throw forbidden(`Origin "${origin}" is not allowed`);
-  }
+  const checked = checkHostAndOrigin(req, peer);
+  if ("code" in checked) throw new ServiceError(checked.code, checked.status, checked.message);
 }
 
 /**
@@ -58,13 +48,54 @@ export function requireOwner(peer: Peer, what: string): void {
 }
 
 /**
+ * A route's authority: the owner may call every route; a paired device the
+ * routes its scope meets (D30, device_scopes.ts); any other TCP peer the
+ * routes that are not owner-only (D23).
+ */
+export function checkRouteAuthority(
+  peer: Peer,
+  route: { readonly method: string; readonly path: string; readonly ownerOnly?: string },
+): void {
+  if (peer.owner) return;
+  if (peer.device === undefined) {
+    if (route.ownerOnly) requireOwner(peer, route.ownerOnly);
+    return;
+  }
+  const need = routeNeed(route.method, route.path);
+  if (scopeMeets(peer.device.scope, need)) return;
+  throw new ServiceError(
+    "forbidden",
+    403,
+    `${route.method} "${route.path}" ${needText(need)}: device "${peer.device.name}" has ` +
+      `scope "${peer.device.scope}"`,
+    { need, scope: peer.device.scope },
+  );
+}
+
+function needText(need: DeviceNeed): string {
+  return need === "socket" ? "needs the owner's local socket" : `needs scope "${need}"`;
+}
+
+/**
  * C4.1 rule 3 (and D18 for `svc.sessions.approve`, D28 for the approval
- * rules): over TCP every `svc.automations.*`, `svc.sessions.*` and
+ * rules; D30: a paired device runs the actions its scope meets): over TCP every `svc.automations.*`, `svc.sessions.*` and
  * `svc.approvals.*` id outside the allowlist, known or not, gets 403
  * `AUTHORITY_REQUIRED` before any validation. Rules are read with `GET
  * /approval-rules`, which TCP may.
  */
 export function checkActionAuthority(peer: Peer, action: string): void {
+  if (!peer.owner && peer.device !== undefined) {
+    const need = actionNeed(action);
+    if (scopeMeets(peer.device.scope, need)) return;
+    throw new ServiceError(
+      "AUTHORITY_REQUIRED",
+      403,
+      `Action "${action}" ${
+        needText(need)
+      }: device "${peer.device.name}" has scope "${peer.device.scope}"`,
+      { action, need, scope: peer.device.scope },
+    );
+  }
   if (peer.owner || !OWNER_ACTION_PREFIXES.some((prefix) => action.startsWith(prefix))) return;
   if (TCP_AUTOMATION_ALLOWLIST.has(action)) return;
   throw new ServiceError(

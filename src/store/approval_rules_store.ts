@@ -19,6 +19,8 @@ export interface ApprovalLogEntry {
   decision: "allow" | "deny";
   by: "owner" | "policy" | "timeout" | "ended" | "rule";
   ruleId: string | null;
+  /** The paired device the owner answered from (D30), or null. */
+  device: { id: string; name: string } | null;
 }
 
 interface LogRaw {
@@ -110,5 +112,12 @@ function logEntry(raw: LogRaw): ApprovalLogEntry {
     decision: resolved.decision === "allow" ? "allow" : "deny",
     by: (text(resolved.by) ?? "policy") as ApprovalLogEntry["by"],
     ruleId: text(resolved.ruleId),
+    device: deviceOf(resolved.device),
   };
+}
+
+function deviceOf(value: unknown): ApprovalLogEntry["device"] {
+  if (value === null || typeof value !== "object") return null;
+  const { id, name } = value as Record<string, unknown>;
+  return typeof id === "string" && typeof name === "string" ? { id, name } : null;
 }

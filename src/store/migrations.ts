@@ -143,4 +143,20 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX land_queue_by_position ON land_queue (position);
   `,
+  // 10 (issue 34, D30): paired devices of the web face. Only a SHA-256 of each device's token
+  // is kept; a revoked device stays, so its next request is told so.
+  `
+  CREATE TABLE devices (
+    id            TEXT PRIMARY KEY,
+    name          TEXT NOT NULL,
+    scope         TEXT NOT NULL,
+    token_sha256  TEXT NOT NULL UNIQUE,
+    idle_seconds  INTEGER NOT NULL,
+    created_at    TEXT NOT NULL,
+    ends_at       TEXT NOT NULL,
+    last_seen_at  TEXT,
+    last_peer     TEXT,
+    revoked_at    TEXT
+  );
+  `,
 ];

@@ -27,8 +27,11 @@ const MAX_CONNECTIONS = 512;
 
 /** Options of `serveHttp1`. */
 export interface Http1ServerOptions {
-  /** Who the connections' requests come from (the owner on the socket, never on TCP). */
-  peer: Peer;
+  /**
+   * Who the connections' requests come from (the owner on the socket, never
+   * on TCP), or how to tell from a connection (its remote address, D30).
+   */
+  peer: Peer | ((conn: Deno.Conn) => Peer);
   /** Fields every refusal of the server itself carries (`Svc-Instance`, D5). */
   responseHeaders?: Record<string, string>;
   log?: Logger;
@@ -52,6 +55,7 @@ export function serveHttp1(
   const serve = async (conn: Deno.Conn) => {
     const duplex = new ConnDuplex(conn);
     connections.add(duplex);
+    const peer = typeof options.peer === "function" ? options.peer(conn) : options.peer;
     try {
       if (connections.size > MAX_CONNECTIONS) {
         await duplex.write(
@@ -60,15 +64,15 @@ export function serveHttp1(
         return;
       }
       // A handler that throws is answered 500 internal_error by the framing.
-      await serveHttp1Connection(duplex, (req) => handler(req, options.peer), {
+      await serveHttp1Connection(duplex, (req) => handler(req, peer), {
         // A body over the peer's bound reaches its route unread: the route refuses it in its
         // own shape.
         limits: {
           ...DEFAULT_LIMITS,
-          maxBodyBytes: maxBodyBytes(options.peer),
+          maxBodyBytes: maxBodyBytes(peer),
           skipOversizedBodies: true,
         },
-        beforeBody: handler.beforeBody && ((req) => handler.beforeBody!(req, options.peer)),
+        beforeBody: handler.beforeBody && ((req) => handler.beforeBody!(req, peer)),
         timeouts: DEFAULT_TIMEOUTS,
         responseHeaders: options.responseHeaders,
         isStopping: () => stopping,

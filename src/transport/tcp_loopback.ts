@@ -1,6 +1,6 @@
 import type { Handler } from "../api/app.ts";
 import type { Logger } from "../log.ts";
-import { tcpPeer } from "../policy/peer.ts";
+import { tcpPeer, type WebSettings } from "../policy/peer.ts";
 import { isLoopbackHost, splitHostPort } from "../policy/loopback.ts";
 import { ConfigError } from "../config/config_error.ts";
 import type { Listener } from "./listener.ts";
@@ -34,17 +34,23 @@ export function formatTcpAddress(address: TcpAddress): string {
 
 /**
  * Serves `handler` on a loopback TCP address with svc's own HTTP/1.1 framing
- * (http1_server.ts); its peers never act as the owner (C5.4, D23).
+ * (http1_server.ts); its peers never act as the owner (C5.4, D23). Each
+ * peer carries its remote address and the web face's settings (D30).
  */
 export function listenTcp(
   address: TcpAddress,
   handler: Handler,
   responseHeaders: Record<string, string> = {},
   log?: Logger,
+  web?: WebSettings,
 ): Listener {
   const listener = Deno.listen({ hostname: address.hostname, port: address.port });
   const server = serveHttp1(listener, handler, {
-    peer: tcpPeer(address.hostname, address.port),
+    peer: (conn) =>
+      tcpPeer(address.hostname, address.port, {
+        web,
+        remote: (conn.remoteAddr as Deno.NetAddr).hostname,
+      }),
     responseHeaders,
     log,
   });

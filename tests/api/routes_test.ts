@@ -60,13 +60,18 @@ Deno.test("buildRoutes() marks the owner-only routes (C5.4, D9, D11, D23)", () =
       "GET /land-queue",
       "POST /land-queue",
       "POST /land-queue/:itemId/cancel",
+      "GET /devices",
+      "POST /devices/pairing-codes",
+      "POST /devices/revoke",
     ].sort(),
   );
 });
 
 Deno.test("every route that changes anything is owner-only; /actions decides per action (D23)", () => {
+  // The pairing exchange is open to a page with the right Origin and a one-use code (D30).
   const open = routes.filter((route) =>
-    route.method !== "GET" && !route.ownerOnly && route.path !== "/actions"
+    route.method !== "GET" && !route.ownerOnly && route.path !== "/actions" &&
+    route.path !== "/devices/pair"
   );
   assert.deepEqual(open.map((route) => `${route.method} ${route.path}`), []);
 });
