@@ -26,6 +26,7 @@ import { landCommand } from "./land.ts";
 import { inboxCommand } from "./inbox.ts";
 import { usageCommand } from "./usage.ts";
 import { storeCommand } from "./store.ts";
+import { devicesCommand } from "./devices.ts";
 import { processIo } from "./process_io.ts";
 import { runCommand } from "./run_command.ts";
 
@@ -50,6 +51,7 @@ export const COMMANDS: readonly Command[] = [
   usageCommand,
   logsCommand,
   storeCommand,
+  devicesCommand,
   serviceCommand,
   doctorCommand,
   watchCommand,
