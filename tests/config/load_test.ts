@@ -18,7 +18,7 @@ Deno.test("parseConfig() applies defaults to an empty object", () => {
     ui: { stalledAfterSeconds: 120 },
     notify: null,
     notifications: { channels: [], afterSeconds: 20 },
-    web: { origins: [] },
+    web: { origins: [], trustProxy: false },
   });
 });
 
@@ -167,4 +167,21 @@ Deno.test("parseConfig() takes land.verify per project root and refuses a relati
       ),
     ConfigError,
   );
+});
+
+Deno.test("parseConfig() takes web.origins as bare origins and web.trustProxy (D30)", () => {
+  const config = parseConfig(
+    JSON.stringify({ web: { origins: ["https://box.tailnet.ts.net"], trustProxy: true } }),
+    "config.json",
+  );
+  assert.deepEqual(config.web, { origins: ["https://box.tailnet.ts.net"], trustProxy: true });
+  for (
+    const origin of ["https://box.test/", "https://box.test/app", "ftp://box.test", "box.test"]
+  ) {
+    assert.throws(
+      () => parseConfig(JSON.stringify({ web: { origins: [origin] } }), "config.json"),
+      /field "web.origins.0" must be an origin/,
+      origin,
+    );
+  }
 });
