@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { codeOf } from "../helpers/service_error.ts";
 import {
   checkActionAuthority,
   checkTcpHeaders,
@@ -6,7 +7,6 @@ import {
   requireOwner,
 } from "../../src/policy/access.ts";
 import { PIPE_PEER, tcpPeer, UNIX_PEER } from "../../src/policy/peer.ts";
-import { ServiceError } from "../../src/errors.ts";
 
 const TCP = tcpPeer("127.0.0.1", 3000);
 
@@ -20,16 +20,6 @@ function request(headers: Record<string, string>, target?: string): Request {
   // Request normalises Host away, so set it the way a server sees it.
   for (const [name, value] of Object.entries(headers)) req.headers.set(name, value);
   return req;
-}
-
-function codeOf(fn: () => void): string | null {
-  try {
-    fn();
-    return null;
-  } catch (error) {
-    assert.ok(error instanceof ServiceError);
-    return `${error.status} ${error.code}`;
-  }
 }
 
 Deno.test("checkTcpHeaders() decides Host and Origin per D14", async (t) => {

@@ -45,44 +45,51 @@ Deno.test("routeNeed() keeps owner-only routes beyond `read`, and reads at `read
   }
 });
 
-Deno.test("the scope table of D30", async (t) => {
-  const cases: Array<[string, string]> = [
-    ["POST /sessions/:id/interrupt", "approve"],
-    ["POST /sessions", "operate"],
-    ["POST /sessions/:id/input", "operate"],
-    ["POST /sessions/:id/resume", "operate"],
-    ["POST /sessions/:id/close", "operate"],
-    ["POST /sessions/:id/kill", "operate"],
-    ["GET /sessions/:id/worktree/diff", "operate"],
-    ["POST /sessions/:id/worktree/land", "operate"],
-    ["POST /sessions/:id/worktree/discard", "operate"],
-    ["POST /shutdown", "socket"],
-    ["GET /devices", "socket"],
-    ["POST /devices/pairing-codes", "socket"],
-    ["POST /devices/revoke", "socket"],
-    ["POST /devices/pair", "pairing"],
-    ["GET /not/a/route", "socket"],
-  ];
-  for (const [key, expected] of cases) {
-    await t.step(key, () => {
-      const [method, path] = key.split(" ");
-      assert.equal(routeNeed(method, path), expected);
-    });
-  }
-  const actions: Array<[string, string]> = [
-    ["svc.sessions.approve", "approve"],
-    ["svc.automations.run", "operate"],
-    ["svc.approvals.rules.add", "socket"],
-    ["svc.automations.create", "socket"],
-    ["svc.automations.prune", "socket"],
-    ["svc.unknown", "socket"],
-  ];
-  for (const [id, expected] of actions) {
-    await t.step(id, () => assert.equal(actionNeed(id), expected));
-  }
-  await t.step("what TCP may run today is `read`", () => {
-    for (const id of TCP_AUTOMATION_ALLOWLIST) assert.equal(actionNeed(id), "read");
+Deno.test("what each scope adds, and what stays on the socket (D30)", async (t) => {
+  const needing = (need: string) =>
+    [...ROUTE_NEEDS].filter(([, each]) => each === need).map(([key]) => key).sort();
+  await t.step("approve: interrupt a turn (and answer, below)", () => {
+    assert.deepEqual(needing("approve"), ["POST /sessions/:id/interrupt"]);
   });
+  await t.step("operate: launch, input, resume, close, kill, diffs, land, discard", () => {
+    assert.deepEqual(needing("operate"), [
+      "GET /sessions/:id/worktree/diff",
+      "POST /sessions",
+      "POST /sessions/:id/close",
+      "POST /sessions/:id/input",
+      "POST /sessions/:id/kill",
+      "POST /sessions/:id/resume",
+      "POST /sessions/:id/worktree/discard",
+      "POST /sessions/:id/worktree/land",
+    ]);
+  });
+  await t.step("socket: devices, shutdown, raw artifacts, restricted launch", () => {
+    assert.deepEqual(needing("socket"), [
+      "GET /devices",
+      "GET /sessions/:sessionId/artifacts/:artifactId",
+      "POST /devices/pairing-codes",
+      "POST /devices/revoke",
+      "POST /sessions/restricted",
+      "POST /shutdown",
+    ]);
+    assert.equal(routeNeed("GET", "/not/a/route"), "socket");
+  });
+  await t.step("the pairing exchange needs no device", () => {
+    assert.deepEqual(needing("pairing"), ["POST /devices/pair"]);
+  });
+  await t.step(
+    "actions: approve answers, operate runs routines, changes stay on the socket",
+    () => {
+      const actionsNeeding = (need: string) =>
+        [...ACTION_NEEDS].filter(([, each]) => each === need).map(([id]) => id).sort();
+      assert.deepEqual(actionsNeeding("approve"), ["svc.sessions.approve"]);
+      assert.deepEqual(actionsNeeding("operate"), ["svc.automations.run"]);
+      for (const id of ["svc.approvals.rules.add", "svc.automations.create", "svc.unknown"]) {
+        assert.equal(actionNeed(id), "socket", id);
+      }
+      for (const id of TCP_AUTOMATION_ALLOWLIST) assert.equal(actionNeed(id), "read");
+    },
+  );
 });
 
 Deno.test("scopeMeets() nests the scopes and never meets `socket`", () => {

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
+import { codeOf } from "../helpers/service_error.ts";
 import { openDatabase } from "../../src/store/db.ts";
 import { DevicesStore } from "../../src/store/devices_store.ts";
 import { Devices } from "../../src/web/devices.ts";
-import { ServiceError } from "../../src/errors.ts";
 import type { Logger } from "../../src/log.ts";
 import { FakeClock } from "../fakes/clock.ts";
 
@@ -17,16 +17,6 @@ function rig() {
   const log: Logger = { info: record, warn: record, error: record };
   const devices = new Devices({ store: new DevicesStore(db), clock, log });
   return { db, clock, lines, devices, [Symbol.dispose]: () => db.close() };
-}
-
-function codeOf(fn: () => unknown): string | null {
-  try {
-    fn();
-    return null;
-  } catch (error) {
-    assert.ok(error instanceof ServiceError);
-    return `${error.status} ${error.code}`;
-  }
 }
 
 Deno.test("Devices.pair() takes a code once, within 5 minutes", async (t) => {
