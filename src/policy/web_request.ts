@@ -15,8 +15,9 @@ import type { TcpPeer } from "./peer.ts";
  *    `origin_refused` (cross-site forms, `no-cors` fetches, rebinding
  *    without Origin). Any other request's Origin, when present, must be its
  *    own origin (D14), else 403 `forbidden`.
- * 3. Only then the credential: a revoked device is 401 `device_revoked`; an
- *    unknown or expired one is no credential. Through a `web.origins` entry
+ * 3. Only then the credential: a revoked device is 401 `device_revoked`
+ *    (but for the app's files, which need none); an unknown or expired one is
+ *    no credential. Through a `web.origins` entry
  *    a request without a device reaches only the app's files and the
  *    pairing exchange, else 401 `not_paired`.
  */
@@ -78,12 +79,14 @@ export function judgeTcpRequest(
     const refusal = foreignOrigin(req, via.origin);
     if (refusal !== null) return refusal;
   }
+  const staticFile = safe && !pathname.startsWith("/api/");
   const state = token === null ? { kind: "none" as const } : credential(token);
-  if (state.kind === "revoked") {
+  // The app's files need no credential: a revoked device's page still loads, and says so.
+  if (state.kind === "revoked" && !staticFile) {
     return refuse(401, "device_revoked", `Device "${state.deviceId}" was revoked: pair it again`);
   }
   if (state.kind === "device") return { admitted: true, via, device: state.device, token };
-  if (via.tunnel && !pairing && !(safe && !pathname.startsWith("/api/"))) {
+  if (via.tunnel && !pairing && !staticFile) {
     return refuse(
       401,
       "not_paired",

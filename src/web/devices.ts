@@ -202,7 +202,12 @@ export class Devices {
     const last = this.#touched.get(row.id) ?? 0;
     if (now - last < TOUCH_EVERY_MS && row.lastPeer === peer) return;
     this.#touched.set(row.id, now);
-    this.#store.touch(row.id, new Date(now).toISOString(), peer);
+    try {
+      this.#store.touch(row.id, new Date(now).toISOString(), peer);
+    } catch (error) {
+      // A store that refuses writes (D24) does not refuse the device: its last use waits.
+      this.#log.warn("Recording a device's last use failed", { deviceId: row.id, error });
+    }
   }
 
   #failed(peer: string, now: number): void {

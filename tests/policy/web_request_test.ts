@@ -172,6 +172,11 @@ Deno.test("judgeTcpRequest() applies the D30 rules in order", async (t) => {
       "401 device_revoked",
     ],
     [
+      "a revoked device still gets the app's page, which says so",
+      request("GET", "/", { host: LOOP, ...cookie("revoked") }),
+      `ok ${SELF}`,
+    ],
+    [
       "an unknown token on loopback is an unpaired peer (D23)",
       request("GET", "/api/v1/sessions", { host: LOOP, ...cookie("stale") }),
       `ok ${SELF}`,
