@@ -29,7 +29,9 @@ class DialedAgent extends Agent {
 
   /** Node's hook for a new connection: a dialed stream dressed as the socket node:http expects. */
   override createConnection(): Duplex {
-    const socket = Duplex.fromWeb(this.#dialer.dial());
+    // Deno's web streams and @types/node's (pulled in by a typed npm package) differ only
+    // in whether a done read's `value` is optional: the same objects at run time.
+    const socket = Duplex.fromWeb(this.#dialer.dial() as Parameters<typeof Duplex.fromWeb>[0]);
     // node:http tunes TCP sockets; a pipe has nothing to tune.
     return Object.assign(socket, {
       setKeepAlive: () => socket,

@@ -38,6 +38,7 @@ Deno.test("logTable() prints each decision's time as every command does, --utc i
     decision: "allow" as const,
     by: "owner" as const,
     ruleId: null,
+    device: null,
   };
   const row = (utc: boolean) => logTable([entry], utc).split("\n")[1].split(/\s{2,}/);
   assert.deepEqual(row(true), [
