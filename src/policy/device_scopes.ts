@@ -47,6 +47,14 @@ export const ROUTE_NEEDS: ReadonlyMap<string, DeviceNeed> = new Map<string, Devi
   ["POST /sessions/:id/kill", "operate"],
   ["GET /sessions/:id/worktree/diff", "operate"],
   ["POST /sessions/:id/worktree/land", "operate"],
+  // D34: the land queue and the check before a land are an operate device's, like a land.
+  ["GET /sessions/:id/worktree/check", "operate"],
+  ["GET /land-queue", "operate"],
+  ["POST /land-queue", "operate"],
+  ["POST /land-queue/:itemId/cancel", "operate"],
+  // D31: the channels and their log hold no secret; a test send uses the owner's channels.
+  ["GET /notifications", "read"],
+  ["POST /notifications/test", "socket"],
   ["POST /sessions/:id/worktree/discard", "operate"],
   ["POST /sessions/restricted", "socket"],
   ["POST /shutdown", "socket"],

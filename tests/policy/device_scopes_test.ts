@@ -51,24 +51,32 @@ Deno.test("what each scope adds, and what stays on the socket (D30)", async (t) 
   await t.step("approve: interrupt a turn (and answer, below)", () => {
     assert.deepEqual(needing("approve"), ["POST /sessions/:id/interrupt"]);
   });
-  await t.step("operate: launch, input, resume, close, kill, diffs, land, discard", () => {
-    assert.deepEqual(needing("operate"), [
-      "GET /sessions/:id/worktree/diff",
-      "POST /sessions",
-      "POST /sessions/:id/close",
-      "POST /sessions/:id/input",
-      "POST /sessions/:id/kill",
-      "POST /sessions/:id/resume",
-      "POST /sessions/:id/worktree/discard",
-      "POST /sessions/:id/worktree/land",
-    ]);
-  });
+  await t.step(
+    "operate: launch, input, resume, close, kill, diffs, land, discard, the land queue",
+    () => {
+      assert.deepEqual(needing("operate"), [
+        "GET /land-queue",
+        "GET /sessions/:id/worktree/check",
+        "GET /sessions/:id/worktree/diff",
+        "POST /land-queue",
+        "POST /land-queue/:itemId/cancel",
+        "POST /sessions",
+        "POST /sessions/:id/close",
+        "POST /sessions/:id/input",
+        "POST /sessions/:id/kill",
+        "POST /sessions/:id/resume",
+        "POST /sessions/:id/worktree/discard",
+        "POST /sessions/:id/worktree/land",
+      ]);
+    },
+  );
   await t.step("socket: devices, shutdown, raw artifacts, restricted launch", () => {
     assert.deepEqual(needing("socket"), [
       "GET /devices",
       "GET /sessions/:sessionId/artifacts/:artifactId",
       "POST /devices/pairing-codes",
       "POST /devices/revoke",
+      "POST /notifications/test",
       "POST /sessions/restricted",
       "POST /shutdown",
     ]);
