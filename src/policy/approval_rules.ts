@@ -177,7 +177,14 @@ function denyMatches(rule: ApprovalRule, request: PreparedRequest): boolean {
   }
   if (rule.path !== undefined) {
     const glob = compileGlob(rule.path, request.projectRoot);
-    if (!request.paths.some((path) => glob.matches(path))) return false;
+    // A profile grants each of its paths and everything under it: `write /` reaches `~/.ssh`.
+    const granted = request.profile === null
+      ? []
+      : [...request.profile.read, ...request.profile.write];
+    if (
+      !request.paths.some((path) => glob.matches(path)) &&
+      !granted.some((path) => glob.reachesUnder(path))
+    ) return false;
   }
   return true;
 }

@@ -27,6 +27,11 @@ type GlobToken =
 export interface PathGlob {
   /** Whether the whole of `path` (absolute, normalised) matches. */
   matches(path: string): boolean;
+  /**
+   * Whether `directory` or any path under it could match: what a grant of the
+   * whole directory reaches (a codex permissions profile, issue 33 item 5).
+   */
+  reachesUnder(directory: string): boolean;
 }
 
 /**
@@ -53,16 +58,25 @@ export function compileGlob(glob: string, root: string): PathGlob {
     else if (char === "?") tokens.push({ kind: "one" });
     else tokens.push({ kind: "literal", char });
   }
-  return { matches: (path) => runGlob(tokens, path) };
+  return {
+    matches: (path) => runGlob(tokens, path) === "match",
+    reachesUnder: (directory) => {
+      if (runGlob(tokens, directory) === "match") return true;
+      // Every token left can be met by some continuation, so a glob still alive after
+      // `directory/` matches some path under it.
+      return runGlob(tokens, directory.endsWith("/") ? directory : `${directory}/`) !== "dead";
+    },
+  };
 }
 
 /**
  * Runs `path` through `tokens` one character at a time, keeping the set of
  * token positions reached (`states[i]`: the first `i` tokens match what has
  * been read): work bounded by the path's length times the glob's. The path
- * matches when its end is reached with every token used.
+ * matches when its end is reached with every token used; it is a prefix of a
+ * match ("alive") when some position is still reached, else "dead".
  */
-function runGlob(tokens: readonly GlobToken[], path: string): boolean {
+function runGlob(tokens: readonly GlobToken[], path: string): "match" | "alive" | "dead" {
   let states = new Uint8Array(tokens.length + 1);
   let next = new Uint8Array(tokens.length + 1);
   states[0] = 1;
@@ -81,11 +95,11 @@ function runGlob(tokens: readonly GlobToken[], path: string): boolean {
       } else continue;
       alive = true;
     }
-    if (!alive) return false;
+    if (!alive) return "dead";
     skipEmpty(tokens, next);
     [states, next] = [next, states];
   }
-  return states[tokens.length] === 1;
+  return states[tokens.length] === 1 ? "match" : "alive";
 }
 
 /**

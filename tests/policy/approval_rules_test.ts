@@ -384,3 +384,20 @@ Deno.test("a degenerate glob against a deep path is decided in bounded work", ()
     const long = `${"a".repeat(3000)}c`;
     assert.equal(await decide([stars], { kind: "edit", paths: [long] }, session, "Write"), null);
   }));
+
+Deno.test("a deny path rule sees a permissions profile's paths and all they reach (issue 33 item 5)", () =>
+  withSession(async (session) => {
+    const ssh = rule({ decision: "deny", path: "/home/me/.ssh/**" });
+    const asking = (profile: { read?: string[]; write?: string[] }) =>
+      decide(
+        [ssh],
+        { kind: "other", profile: { network: false, read: [], write: [], ...profile } },
+        session,
+        "permissions",
+      );
+    assert.equal(await asking({ write: ["/"] }), "deny");
+    assert.equal(await asking({ read: ["/home/me"] }), "deny");
+    assert.equal(await asking({ read: ["/home/me/.ssh/id_ed25519"] }), "deny");
+    assert.equal(await asking({ write: ["/tmp/cache"] }), null);
+    assert.equal(await asking({ read: ["/home/me/.sshx"] }), null);
+  }));

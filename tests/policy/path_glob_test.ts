@@ -47,3 +47,20 @@ Deno.test("compileGlob() decides degenerate globs against long paths without bac
   const any = compileGlob(`${"**a".repeat(50)}b`, ROOT);
   assert.equal(any.matches(`/r/${"a/".repeat(2000)}c`), false);
 });
+
+Deno.test("compileGlob() reachesUnder() tells whether a directory or a path under it could match", () => {
+  const ssh = compileGlob("/home/me/.ssh/**", ROOT);
+  for (const directory of ["/", "/home", "/home/me", "/home/me/.ssh", "/home/me/.ssh/keys"]) {
+    assert.ok(ssh.reachesUnder(directory), directory);
+  }
+  for (const directory of ["/tmp", "/home/me/.sshx", "/home/other"]) {
+    assert.ok(!ssh.reachesUnder(directory), directory);
+  }
+  const env = compileGlob("**/.env", ROOT);
+  assert.ok(env.reachesUnder(`${ROOT}/anything/at/all`));
+  assert.ok(!env.reachesUnder("/elsewhere"));
+  const exact = compileGlob("/etc/passwd", ROOT);
+  assert.ok(exact.reachesUnder("/etc"));
+  assert.ok(exact.reachesUnder("/etc/passwd"));
+  assert.ok(!exact.reachesUnder("/etc/passwd.d"));
+});
