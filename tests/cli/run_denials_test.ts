@@ -58,7 +58,7 @@ Deno.test("svc automations runs, the inbox result and the notification show a ru
     const result = await svc("inbox", "show", runId);
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /\*\*1 tool call denied by policy: Bash\*\*/);
-    assert.match(result.stdout, /^Permissions  1 tool call denied by policy: Bash$/m);
+    assert.match(result.stdout, /^Permissions {2}1 tool call denied by policy: Bash$/m);
 
     const deadline = Date.now() + 20_000;
     let env = "";
