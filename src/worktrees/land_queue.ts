@@ -283,6 +283,7 @@ export class LandQueue {
       position: this.#store.nextPosition(),
       landing_commit: null,
     });
+    this.#publish("land.queued", { itemId: current.id, sessionId: current.session_id });
     this.#kick();
   }
 

@@ -110,7 +110,7 @@ Deno.test("LandQueue sends a conflicted item back and retries it at the end, at 
     s2: ["c2"],
   });
   const turns: string[] = [];
-  const { queue, db } = rig(lander, (sessionId: string, turn: string) => {
+  const { queue, db, events } = rig(lander, (sessionId: string, turn: string) => {
     turns.push(`${sessionId}: ${turn}`);
     return Promise.resolve();
   });
@@ -125,5 +125,13 @@ Deno.test("LandQueue sends a conflicted item back and retries it at the end, at 
   assert.deepEqual(lands, ["s1", "s2", "s1", "s1"]);
   assert.equal(turns.length, 2);
   assert.match(turns[0], /^s1: svc could not land your work: Conflict\.[\s\S]*- a\.txt/);
+  // Queued again after each turn: views following /stream see it waiting at the end.
+  assert.deepEqual(events.filter((event) => event.endsWith(" s1")), [
+    "land.queued s1",
+    "land.sent_back s1",
+    "land.queued s1",
+    "land.sent_back s1",
+    "land.queued s1",
+  ]);
   db.close();
 });
