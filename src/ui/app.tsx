@@ -47,6 +47,8 @@ import { inboxOrder, InboxView } from "./components/inbox_view.tsx";
 import { NewSessionView } from "./components/new_session_view.tsx";
 import { emptyForm, formKey, type FormState } from "./new_session_form.ts";
 import { RoutinesView } from "./components/routines_view.tsx";
+import { LandView } from "./components/land_view.tsx";
+import { type LandRow, landRows } from "./land_queue_view.ts";
 import { SessionView } from "./components/session_view.tsx";
 import { ColorContext } from "./components/theme.ts";
 import { diffTone, type Paged, TextPager } from "./components/text_pager.tsx";
@@ -122,6 +124,10 @@ function Screen(props: AppProps) {
   );
   const attention = useMemo(() => attentionItems(snapshot, options), [snapshot, nowMs]);
   const inbox = useMemo(() => inboxOrder(snapshot.inbox), [snapshot.inbox]);
+  const land = useMemo(
+    () => landRows(snapshot.landQueue, snapshot.sessions),
+    [snapshot.landQueue, snapshot.sessions],
+  );
   const session = focused.sessionId === null
     ? null
     : snapshot.sessions.get(focused.sessionId) ?? null;
@@ -145,6 +151,7 @@ function Screen(props: AppProps) {
     approvals: snapshot.approvals.length,
     routines: snapshot.routines.length,
     inbox: inbox.length,
+    land: land.length,
   };
   const index = (name: string) =>
     Math.min(selected[name] ?? 0, Math.max(0, (lengths[name] ?? 1) - 1));
@@ -226,6 +233,7 @@ function Screen(props: AppProps) {
       case "view-session":
       case "view-routines":
       case "view-inbox":
+      case "view-land":
         setView(command.slice(5) as View);
         setReading(null);
         setHistory(null);
@@ -376,6 +384,8 @@ function Screen(props: AppProps) {
         void actions.runs(routine.id).then((lines) => setHistory({ routineId: routine.id, lines }));
         return;
       }
+      case "land":
+        return open(snapshot.sessions.get(land[index("land")]?.sessionId ?? ""));
       case "inbox": {
         const entry = inbox[index("inbox")];
         if (!entry) return;
@@ -494,7 +504,7 @@ function Screen(props: AppProps) {
           : (
             <Body
               view={view}
-              {...{ rows, attention, inbox, snapshot, focused, session, state, request }}
+              {...{ rows, attention, inbox, land, snapshot, focused, session, state, request }}
               {...{
                 reading,
                 history,
@@ -528,6 +538,7 @@ type BodyProps = {
   rows: ReturnType<typeof fleetRows>;
   attention: ReturnType<typeof attentionItems>;
   inbox: ReturnType<typeof inboxOrder>;
+  land: LandRow[];
   snapshot: ReturnType<UiStore["snapshot"]>;
   focused: ReturnType<FocusStore["snapshot"]>;
   session: SessionRecord | null;
@@ -617,6 +628,8 @@ function Body(props: BodyProps) {
           reading={props.reading}
         />
       );
+    case "land":
+      return <LandView rows={props.land} selected={props.selectedOf("land")} height={height} />;
     case "new":
       return (
         <NewSessionView

@@ -11,6 +11,7 @@ export const VIEWS = [
   "session",
   "routines",
   "inbox",
+  "land",
   "new",
 ] as const;
 
@@ -24,6 +25,7 @@ export const VIEW_TITLES: Record<View, string> = {
   session: "Session",
   routines: "Routines",
   inbox: "Inbox",
+  land: "Land",
   new: "New",
 };
 
@@ -38,6 +40,7 @@ export type Command =
   | "view-session"
   | "view-routines"
   | "view-inbox"
+  | "view-land"
   | "new-session"
   | "next-attention"
   | "up"
@@ -98,6 +101,7 @@ export const KEYMAP: readonly Binding[] = [
   { key: "4", command: "view-session", help: VIEWS_HELP },
   { key: "5", command: "view-routines", help: VIEWS_HELP },
   { key: "6", command: "view-inbox", help: VIEWS_HELP },
+  { key: "7", command: "view-land", help: VIEWS_HELP },
   { key: "c", command: "new-session", help: "new session" },
   { key: "!", command: "next-attention", help: "next session that needs you" },
   { key: "<up>", label: "↑", command: "up", help: "up a row or a line" },

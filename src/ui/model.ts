@@ -30,6 +30,7 @@ export interface SessionRecord {
 /** A pending permission request (`svc.sessions.approvals`, D18, D28). */
 export type { PendingApproval } from "../approvals/broker.ts";
 import type { PendingApproval } from "../approvals/broker.ts";
+import type { LandQueueItem } from "./land_queue_view.ts";
 
 /** A routine of `svc.automations.overview`. */
 export interface RoutineOverview {
@@ -81,6 +82,8 @@ export interface Snapshot {
   inbox: readonly InboxEntry[];
   harnesses: readonly HarnessChoice[];
   todayCostUsd: number | null;
+  /** The land queue's items (`GET /land-queue`, D34). */
+  landQueue: readonly LandQueueItem[];
   /** Sessions whose finished turn or failure the user has not looked at yet. */
   unseen: ReadonlySet<string>;
 }
@@ -280,5 +283,6 @@ export const EMPTY_SNAPSHOT: Snapshot = {
   inbox: [],
   harnesses: [],
   todayCostUsd: null,
+  landQueue: [],
   unseen: new Set(),
 };

@@ -15,6 +15,7 @@ import {
   type Snapshot,
 } from "./model.ts";
 import { type Clock, systemClock } from "../clock.ts";
+import type { LandQueueItem } from "./land_queue_view.ts";
 
 /** Everything a full sync reads from the list routes. */
 export interface SyncedLists {
@@ -91,6 +92,7 @@ export class UiStore {
       inbox: lists.inbox,
       harnesses: lists.harnesses,
       todayCostUsd: lists.todayCostUsd,
+      landQueue: this.#snapshot.landQueue,
       unseen: new Set([...this.#snapshot.unseen].filter((id) => sessions.has(id))),
     }, { now: true });
   }
@@ -139,6 +141,11 @@ export class UiStore {
   /** Today's cost, read again after a session ended. */
   cost(todayCostUsd: number | null): void {
     this.#set({ ...this.#snapshot, todayCostUsd });
+  }
+
+  /** The land queue, read again after a `land.*` notice (D34): an item's state is acted on. */
+  landQueue(landQueue: readonly LandQueueItem[]): void {
+    this.#set({ ...this.#snapshot, landQueue }, { now: true });
   }
 
   /** The session on screen (null: none); looking at a session marks it seen. */

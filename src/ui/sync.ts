@@ -16,6 +16,7 @@ import type {
   SessionRecord,
 } from "./model.ts";
 import type { UiStore } from "./store.ts";
+import { coalescedReads, isLandNotice, type LandQueueItem } from "./land_queue_view.ts";
 
 /** What the loop needs of `SvcClient` (tests hand in a real client on a real daemon). */
 export interface UiClient {
@@ -55,6 +56,11 @@ export class UiSync {
   #focusedId: string | null = null;
   /** The last seq of the focused session's stream once it ended (the session did); else null. */
   #focusEndedAt: number | null = null;
+  /** Reads the land queue (D34); notices during a read ask for one more. */
+  readonly #readLandQueue = coalescedReads(async () => {
+    const response = await this.#client.get<{ items: LandQueueItem[] }>("/land-queue");
+    if (response.ok) this.#store.landQueue(response.body.items);
+  });
 
   constructor(options: { client: UiClient; store: UiStore; focus: FocusStore; now?: () => Date }) {
     this.#client = options.client;
@@ -143,6 +149,7 @@ export class UiSync {
     switch (item.type) {
       case "connected":
         await this.#syncAll();
+        void this.#readLandQueue();
         return;
       case "disconnected":
         this.#store.disconnected(`The daemon went away (${item.reason}); reconnecting`);
@@ -153,6 +160,7 @@ export class UiSync {
   }
 
   #notice(kind: string, data: Record<string, unknown>): void {
+    if (isLandNotice(kind)) return void this.#readLandQueue();
     const sessionId = typeof data.sessionId === "string" ? data.sessionId : null;
     switch (kind) {
       case "session.created":

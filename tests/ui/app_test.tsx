@@ -20,7 +20,7 @@ Deno.test("svc ui opens on the fleet: live sessions first, each state, the heade
   );
   assert.match(
     frame,
-    /1 Fleet 2 Attention\(2\) 3 Approvals\(1\) 4 Session 5 Routines 6 Inbox\(1\) c New/,
+    /1 Fleet 2 Attention\(2\) 3 Approvals\(1\) 4 Session 5 Routines 6 Inbox\(1\) 7 Land c New/,
   );
   for (const state of ["● working", "◆ waiting", "○ idle", "▲ stalled"]) {
     assert.ok(frame.includes(state), `${state} in\n${frame}`);
@@ -464,7 +464,7 @@ Deno.test("svc ui moves with j/k and the arrows, g/G, PgUp/PgDn; Esc goes back; 
 Deno.test("svc ui Tab cycles the views, each naming itself", async () => {
   const app = renderApp(fleetLists());
   const seen: string[] = [];
-  for (let i = 0; i < 7; i++) {
+  for (let i = 0; i < 8; i++) {
     seen.push(app.frame().split("\n")[3] ?? "");
     await app.press(KEY.tab);
   }
@@ -473,7 +473,8 @@ Deno.test("svc ui Tab cycles the views, each naming itself", async () => {
   assert.match(seen[2], /Pending requests, oldest first/);
   assert.match(seen[4], /r runs now/);
   assert.match(seen[5], /Enter reads/);
-  assert.match(seen[6], /Enter launches/);
+  assert.match(seen[6], /Land queue, in order/);
+  assert.match(seen[7], /Enter launches/);
   app.unmount();
 });
 
