@@ -4,6 +4,7 @@
  * and ask tmux about the terminal's state. `TMUX_INSTALLED` says whether the
  * tests that need it can run (they are skipped, loudly, without it).
  */
+import { MAIN } from "./process.ts";
 
 async function hasTmux(): Promise<boolean> {
   try {
@@ -23,6 +24,18 @@ export const TMUX_INSTALLED = await hasTmux();
 /** `text` quoted for a POSIX shell. */
 export function shellQuote(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * Runs `svc ui` in a pane. CI is unset (Ink draws only a final frame when
+ * it believes it runs in CI); NO_COLOR is set so the screen reads plainly.
+ * After svc exits the pane prints its exit code and the terminal's mode.
+ */
+export function svcUiCommand(home: string): string {
+  const svc = [Deno.execPath(), "run", "--allow-all", MAIN, "ui", "--home", home]
+    .map(shellQuote).join(" ");
+  return `env -u CI NO_COLOR=1 ${svc}; echo "ui-exit=$?"; ` +
+    `echo "tty=$(stty -a | tr ' ;' '\\n\\n' | grep -x -- '-*icanon')"; exec sleep 600`;
 }
 
 /**

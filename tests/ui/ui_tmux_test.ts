@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { restartTestDaemon, startTestDaemon, type TestDaemon } from "../helpers/daemon.ts";
 import { removeTree, tempHome } from "../helpers/home.ts";
 import { MAIN } from "../helpers/process.ts";
-import { shellQuote, TMUX_INSTALLED, tmuxPane } from "../helpers/tmux.ts";
+import { svcUiCommand, TMUX_INSTALLED, tmuxPane } from "../helpers/tmux.ts";
 import { KEYMAP } from "../../src/ui/keymap.ts";
 
 if (!TMUX_INSTALLED) {
@@ -26,18 +26,6 @@ const CONFIG = {
 };
 const HOSTILE = "\x1b]0;pwned\x07\x1b[2J\x1b]52;c;SGVsbG8=\x07\x9b1m\x07";
 
-/**
- * Runs `svc ui` in the pane. CI is unset (Ink draws only a final frame when
- * it believes it runs in CI); NO_COLOR is set so the screen reads plainly.
- * After svc exits the pane prints its exit code and the terminal's mode.
- */
-function uiCommand(home: string): string {
-  const svc = [Deno.execPath(), "run", "--allow-all", MAIN, "ui", "--home", home]
-    .map(shellQuote).join(" ");
-  return `env -u CI NO_COLOR=1 ${svc}; echo "ui-exit=$?"; ` +
-    `echo "tty=$(stty -a | tr ' ;' '\\n\\n' | grep -x -- '-*icanon')"; exec sleep 600`;
-}
-
 Deno.test({
   name: "svc ui in tmux: launch from the form, approve with y, interrupt, n, resize, restart, quit",
   ignore: !TMUX_INSTALLED,
@@ -50,7 +38,7 @@ Deno.test({
     let daemon: TestDaemon = await startTestDaemon({ home, configJson: CONFIG });
     const pane = tmuxPane(dir, "ui");
     try {
-      await pane.start(uiCommand(home), { cwd: project, columns: 120, rows: 30 });
+      await pane.start(svcUiCommand(home), { cwd: project, columns: 120, rows: 30 });
       await pane.waitFor(/No sessions\. c starts one\./);
       assert.equal(await pane.format("#{alternate_on}"), "1", "the alternate screen");
 
@@ -137,7 +125,7 @@ Deno.test({
     await using _daemon = await startTestDaemon({ home, configJson: CONFIG });
     const pane = tmuxPane(dir, "ui");
     try {
-      await pane.start(uiCommand(home), { cwd: dir, columns: 100, rows: 30 });
+      await pane.start(svcUiCommand(home), { cwd: dir, columns: 100, rows: 30 });
       await pane.waitFor(/No sessions/);
       const pid = (await pane.format("#{pane_pid}")).trim();
       // The shell's child is `deno run … ui`: signal it as a window manager or `kill` would.
@@ -195,7 +183,7 @@ for (const [columns, rows] of [[80, 24], [200, 50]]) {
         for (const line of screen.split("\n")) assert.ok([...line].length <= columns, line);
       };
       try {
-        await pane.start(uiCommand(home), { cwd: project, columns, rows });
+        await pane.start(svcUiCommand(home), { cwd: project, columns, rows });
         await pane.waitFor(/No sessions\. c starts one\./);
         const launched = await daemon.client.post<{ id: string }>("/sessions", {
           harness: "agent",
