@@ -5,6 +5,8 @@
  * ended meanwhile says so, and a daemon that is away says that.
  */
 import { terminalSafe } from "../cli/terminal_text.ts";
+import { checkText } from "../cli/worktrees.ts";
+import type { LandCheck } from "../worktrees/land_types.ts";
 import type { RuleScope } from "../policy/approval_rules.ts";
 import type { UiClient } from "./sync.ts";
 
@@ -169,14 +171,17 @@ export class UiActions {
 
   /**
    * The first page of a session's worktree diff (D27) as terminal-safe
-   * lines, or why there is none (`svc worktrees diff ID` pages the rest).
+   * lines under its land check (D34), or why there is none (`svc worktrees diff ID` pages the rest).
    */
   async diff(sessionId: string): Promise<{ ok: boolean; lines: string[] }> {
-    let response;
+    let response, check;
     try {
-      response = await this.#client.get<{ diff?: { data: string; nextOffset: number | null } }>(
-        `/sessions/${enc(sessionId)}/worktree/diff?length=${DIFF_PAGE_BYTES}`,
-      );
+      [check, response] = await Promise.all([
+        this.#client.get<{ check?: LandCheck }>(`/sessions/${enc(sessionId)}/worktree/check`),
+        this.#client.get<{ diff?: { data: string; nextOffset: number | null } }>(
+          `/sessions/${enc(sessionId)}/worktree/diff?length=${DIFF_PAGE_BYTES}`,
+        ),
+      ]);
     } catch {
       return { ok: false, lines: [AWAY.message] };
     }
@@ -185,6 +190,8 @@ export class UiActions {
     }
     const diff = response.body.diff;
     const lines = terminalSafe(diff?.data ?? "", { keepTabs: true }).split("\n");
+    // D34: whether it lands cleanly on the checkout's HEAD, above the patch.
+    if (check.ok && check.body.check) lines.unshift(terminalSafe(checkText(check.body.check)), "");
     if (diff?.nextOffset !== null && diff?.nextOffset !== undefined) {
       lines.push("", `… the diff goes on: svc worktrees diff ${sessionId}`);
     }

@@ -269,7 +269,22 @@ Deno.test("svc ui session view: d pages the worktree's diff (D27), safe and colo
   const app = renderApp(lists, {
     color: true,
     answer: (call) =>
-      call.method === "GET"
+      call.path.endsWith("/worktree/check")
+        ? {
+          status: 200,
+          body: {
+            check: {
+              sessionId: "ses_01TREE00000000000000000000",
+              branch: "refs/heads/main",
+              headCommit: "c".repeat(40),
+              clean: false,
+              conflicts: ["x"],
+              bothChanged: ["x"],
+              verify: { configured: false },
+            },
+          },
+        }
+        : call.method === "GET"
         ? {
           status: 200,
           body: {
@@ -288,6 +303,7 @@ Deno.test("svc ui session view: d pages the worktree's diff (D27), safe and colo
   );
   const frame = app.frame();
   assert.match(frame, /worktree diff of ses_01TREE/);
+  assert.match(frame, /Conflicts with main \(c{12}\) in 1 files: x/, "the land check (D34)");
   assert.match(frame, /\+new \^\[\]0;pwned\^G/);
   // deno-lint-ignore no-control-regex
   assert.doesNotMatch(frame.replace(/\x1b\[[0-9;]*m/g, ""), /\x1b|\x07/);
