@@ -13,6 +13,8 @@ import { removeTree, tempHome } from "../helpers/home.ts";
 import { startServe } from "../helpers/process.ts";
 import type { Harness } from "./agent_bins.ts";
 import { AGENT_MODELS, prepareAgentEnv } from "./agent_env.ts";
+import { requireAgent } from "./agents_gate.ts";
+import { gitRepository } from "../helpers/git.ts";
 import { type FakeProvider, startFakeProvider } from "./fake_provider.ts";
 
 type Json = Record<string, unknown>;
@@ -123,5 +125,25 @@ export async function startAgentDaemon(
       await removeTree(envDir);
       assert.equal(status.code, 0, serve.stderr());
     },
+  };
+}
+
+/**
+ * A test body run with a daemon for `cli` (installed, else the test fails
+ * loudly) and a fresh git repository (tests/helpers/git.ts), both removed after.
+ */
+export function withAgentAndRepo(
+  cli: Harness,
+  body: (d: AgentDaemon, repo: string) => Promise<void>,
+): () => Promise<void> {
+  return async () => {
+    requireAgent(cli);
+    await using d = await startAgentDaemon(cli);
+    const repo = await gitRepository();
+    try {
+      await body(d, repo);
+    } finally {
+      await removeTree(repo);
+    }
   };
 }
