@@ -20,6 +20,7 @@ import { EventsStore } from "./store/events_store.ts";
 import { EventLog } from "./events/event_log.ts";
 import { LiveEvents } from "./events/live_events.ts";
 import { type LaunchSpec, Supervisor } from "./sessions/supervisor.ts";
+import { Parking } from "./sessions/parking.ts";
 import { Worktrees } from "./worktrees/worktrees.ts";
 import { launchIsolated } from "./worktrees/isolated_launch.ts";
 import { WorktreeReview } from "./worktrees/review.ts";
@@ -81,6 +82,8 @@ export interface DaemonOptions {
   scheduler?: boolean;
   /** Also log to stderr (the foreground `svc serve` does; tests do not). */
   logToStderr?: boolean;
+  /** A number in [0, 1) (default Math.random): the jitter of a parked session's timer (D33). */
+  random?: () => number;
 }
 
 /** A running daemon. */
@@ -256,7 +259,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       projectRoots: () => config.projectRoots,
       inspectWorktree: (sessionId, record) => worktrees.inspect(sessionId, record),
     });
-    const supervisor = new Supervisor({
+    const supervisor: Supervisor = new Supervisor({
       home: Deno.realPathSync(paths.root),
       launcher,
       sessions,
@@ -269,12 +272,30 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       artifactsDir: config.rawArtifacts ? paths.artifacts : null,
       adapters: ADAPTERS,
       timeouts: () => conversationTimeouts(config),
-      publish: (kind, data) => feed.publish(kind, data),
+      publish: (kind, data) => {
+        feed.publish(kind, data);
+        if (kind === "session.updated") parking.updated(String(data.sessionId), data.status);
+      },
       decide: (sessionId, policy, request, signal) =>
         approvals.decide(sessionId, policy, request, signal),
       checkRules: (sessionId, request) => approvals.checkRules(sessionId, request),
       finalize: (row) => worktrees.finalize(row),
+      park: (row, parked) => parking.park(row, parked),
     });
+    const parking: Parking = new Parking({
+      sessions,
+      resume: (sessionId) => supervisor.resume(sessionId),
+      input: (sessionId, text) => supervisor.input(sessionId, text),
+      ended: (sessionId) => supervisor.ended(sessionId),
+      record: (sessionId, kind, payload) =>
+        appendToSession(eventLog, sessions, { sessionId, kind, payload }),
+      publish: (kind, data) => feed.publish(kind, data),
+      autoResume: () => config.autoResume,
+      random: options.random ?? Math.random,
+      clock,
+      log,
+    });
+    resources.push(() => parking.stop());
     const orphans = supervisor.recoverOrphans();
     if (orphans.count > 0) {
       log.warn("Sessions left running by a previous daemon are now orphaned", {
@@ -282,6 +303,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       });
     }
     orphans.recorded.catch((error) => log.error("Recording orphaned sessions failed", { error }));
+    parking.start(); // D33: parks whose time passed while the daemon was down fire now, once.
     worktrees.recover().then(
       (count) => count > 0 && log.warn("Worktrees left by a crash were removed", { count }),
       (error) => log.error("Recovering worktrees failed", { error }),
@@ -295,6 +317,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       launcher,
       defaultApprovals: () => config.approvals.interactive,
       worktrees,
+      parking,
       worktreeSetup: (cwd: string) => configuredSetup(config.worktreeSetup, cwd),
       clock,
       hostZone,
@@ -364,6 +387,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           supervisor.kill(sessionId, "SIGTERM");
         } catch { /* already ended */ }
       },
+      nextStart: (sessionId) => parking.nextStart(sessionId),
       launch: async (routine, runId, cwd) => {
         const definition = routine.definition;
         const spec = await launcher.checkLaunch({
@@ -381,6 +405,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           approvals: definition.approvals ?? config.approvals.unattended,
           routineId: routine.id,
           runId,
+          ...(definition.autoResume && { autoResume: definition.autoResume }),
         };
         const launched = definition.isolation === "worktree"
           ? await launchIsolated(

@@ -108,8 +108,17 @@ const MAX_QUEUED_INPUT_BYTES = MAX_BODY_BYTES;
 /** Lines longer than this are dropped (recorded as an error); nothing real comes close. */
 const MAX_LINE_CHARS = 16 * 1024 * 1024;
 
+/** A turn that failed on a limit, and those queued behind it (D33): the session parks. */
+export interface ParkedTurns {
+  limit: TurnLimit;
+  /** The interrupted turn first; each to be sent again when the session is resumed. */
+  turns: string[];
+}
+
 interface Turn {
   number: number;
+  /** What the user sent (a turn that fails on a limit is sent again, D33). */
+  text: string;
   startedAt: number;
   /** Usage the agent reported during the turn so far. */
   usage: Usage | null;
@@ -156,6 +165,7 @@ export class Conversation {
   #lastTurnStatus: TurnStatus | null = null;
   /** Redacts the assistant message being streamed as one text, so deltas match its record. */
   #deltaRedactor: StreamRedactor | null = null;
+  #parked: ParkedTurns | null = null;
 
   constructor(
     adapter: ProtocolAdapter,
@@ -186,6 +196,11 @@ export class Conversation {
   /** The record fields as they stand. */
   get state(): ConversationState {
     return this.#state;
+  }
+
+  /** The turns a limit interrupted (D33); null unless a turn failed on one. */
+  get parked(): ParkedTurns | null {
+    return this.#parked;
   }
 
   /** Sends the handshake; the handshake must complete within the turn timeout. */
@@ -295,7 +310,9 @@ export class Conversation {
     if (this.#turn !== null) this.#endTurn("failed", "agent_exited", null, null);
     this.#endDeltas(); // Deltas outside a turn: nothing stays held when the stream ends.
     this.#setState({ activity: null });
-    if (this.#failure === null && this.#oneShot && this.#lastTurnStatus !== "completed") {
+    const unfinished = this.#oneShot && this.#lastTurnStatus !== "completed" &&
+      this.#parked === null;
+    if (this.#failure === null && unfinished) {
       this.#failure = `The turn ended ${this.#lastTurnStatus ?? "without starting"}`;
     }
     return this.#failure;
@@ -514,6 +531,17 @@ export class Conversation {
       durationMs: Math.max(0, this.#clock.now() - turn.startedAt),
       ...(limit !== null && !interrupted && { limit: limitPayload(limit) }),
     });
+    if (limit !== null && !interrupted && finalStatus !== "completed") this.#park(limit, turn.text);
+  }
+
+  /**
+   * A turn failed on a limit (D33): it and the turns queued behind it are
+   * kept to be sent again, and the conversation closes (resumable, parked).
+   */
+  #park(limit: TurnLimit, text: string): void {
+    this.#parked = { limit, turns: [text, ...this.#queue.splice(0)] };
+    this.#queuedBytes = 0;
+    this.#closing = true;
   }
 
   #enqueue(text: string): void {
@@ -534,6 +562,7 @@ export class Conversation {
       this.#queuedBytes -= utf8Length(text);
       this.#turn = {
         number: ++this.#turnCount,
+        text,
         startedAt: this.#clock.now(),
         usage: null,
         cumulativeBase: null,

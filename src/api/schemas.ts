@@ -138,6 +138,15 @@ function build() {
       "The session has ended and POST /sessions/{id}/resume can continue it (D26)",
     ),
     resumes: z.int().describe("How many times the conversation was resumed (D26)"),
+    parked: nullable(z.object({
+      until: isoTime.describe("When the limit lifts: the agent's reset time, or a backoff"),
+      reason: z.enum(["usage_limit", "rate_limit"]),
+      autoResume: z.object({
+        state: z.enum(["waiting", "off", "cancelled", "max_per_day", "failed", "done"]),
+        at: nullable(isoTime).describe("When the timer resumes it, while `waiting`"),
+        note: nullable(z.string()),
+      }),
+    })).describe("While the status is `parked` (D33): until when, why, its auto-resume"),
   });
 
   const eventRecordSchema = z.object({
@@ -200,7 +209,7 @@ function build() {
     routineId: z.string(),
     trigger: z.enum(["schedule", "manual"]),
     scheduledFor: nullable(isoTime),
-    status: z.enum(["running", "succeeded", "failed", "timed_out", "skipped"]),
+    status: z.enum(["running", "parked", "succeeded", "failed", "timed_out", "skipped"]),
     sessionId: nullable(z.string()),
     startedAt: nullable(isoTime),
     endedAt: nullable(isoTime),

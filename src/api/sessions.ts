@@ -23,8 +23,10 @@ import {
   parseLaunchRequest,
   refuseContextAdmission,
   resumeRequestSchema,
+  unparkRequestSchema,
 } from "../sessions/launch_request.ts";
 import type { LaunchSpec, Supervisor } from "../sessions/supervisor.ts";
+import type { Parking } from "../sessions/parking.ts";
 import { type Clock, isoTime } from "../clock.ts";
 import { USAGE_GROUPS, type UsageGroup, usageTotals } from "../sessions/usage_totals.ts";
 import { launchIsolated } from "../worktrees/isolated_launch.ts";
@@ -49,6 +51,8 @@ export interface SessionDeps {
   readonly worktrees: Worktrees;
   /** Config `worktreeSetup` for a launch in this directory (D27), or null. */
   readonly worktreeSetup?: (cwd: string) => WorktreeSetup | null;
+  /** Sessions parked on a limit (D33). */
+  readonly parking: Pick<Parking, "unpark">;
   readonly clock: Clock;
   /** The host's time zone: `GET /usage` days and `since` dates are its calendar days. */
   readonly hostZone: () => string;
@@ -146,6 +150,7 @@ export function sessionRoutes(deps: SessionDeps): Route[] {
           origin: "api",
           oneShot: request.oneShot ?? false,
           approvals: request.approvals ?? deps.defaultApprovals(),
+          ...(request.autoResume && { autoResume: request.autoResume }),
         };
         const { row } = request.isolation === "worktree"
           ? await launchIsolated(
@@ -268,6 +273,7 @@ export function sessionRoutes(deps: SessionDeps): Route[] {
       },
     },
     resumeRoute(deps),
+    unparkRoute(deps),
     {
       method: "POST",
       path: "/sessions/:id/kill",
@@ -322,6 +328,41 @@ function resumeRoute(deps: SessionDeps): Route {
         request.model !== undefined ? { model: request.model } : {},
       );
       return jsonResponse(sessionRecord(resumed));
+    },
+  };
+}
+
+/**
+ * `POST /sessions/{id}/unpark` (D33): resumes a parked session now and sends
+ * its interrupted turn again; `{ "cancel": true }` stops its timer instead.
+ */
+function unparkRoute(deps: SessionDeps): Route {
+  return {
+    method: "POST",
+    path: "/sessions/:id/unpark",
+    summary: "Resume a session parked on a limit now, or stop its timer (D33)",
+    operationId: "unparkSession",
+    tag: "sessions",
+    responses: {
+      200: {
+        description: "The session record: running again, or still parked with the timer cancelled",
+        schema: sessionRecordSchema,
+      },
+      400: errorDoc("`invalid_request`: the body breaks the schema"),
+      404: errorDoc("`session_not_found`"),
+      409: errorDoc(
+        "`session_not_parked`, `session_live`, `not_resumable` (`details.reason`) or `worktree_removed`",
+      ),
+      429: errorDoc("`too_many_sessions`: maxLiveSessions are running"),
+      500: errorDoc("`launch_failed`: the agent could not be started (the session ended failed)"),
+      503: errorDoc("`store_unavailable` or `daemon_stopping`"),
+    },
+    ownerOnly: "Unparking a session", // D23: TCP never executes anything.
+    body: unparkRequestSchema,
+    handler: async ({ req, params }) => {
+      const request = parseInput(unparkRequestSchema, await readJsonBody(req));
+      const row = await deps.parking.unpark(params.id, { cancel: request.cancel ?? false });
+      return jsonResponse(sessionRecord(row));
     },
   };
 }

@@ -1,3 +1,4 @@
+import { autoResumeSchema } from "../sessions/park_record.ts";
 import { z } from "zod";
 import { ServiceError } from "../errors.ts";
 import {
@@ -82,6 +83,8 @@ function definitionSchema(os: HostOs) {
     model: boundedString(1, 64).optional(),
     /** Overrides config `approvals.unattended` for this routine's runs (D18). */
     approvals: z.enum(APPROVAL_POLICIES, requires('expected "ask", "deny" or "allow"')).optional(),
+    /** A run parked on a limit resumes by itself when it lifts (D33); default config's. */
+    autoResume: autoResumeSchema.optional(),
     tags: z.array(boundedString(1, 64), requires("expected an array of at most 32 strings"))
       .max(32, requires("expected an array of at most 32 strings")).optional(),
     /** Run each time in a new git worktree of the repository containing cwd (D20). */

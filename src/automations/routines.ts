@@ -28,7 +28,7 @@ export interface RoutineServiceOptions {
 /** The `run` action's result (C4.1, D10). */
 export interface RunNowResult {
   runId: string | null;
-  status: "running" | "succeeded" | "failed" | "timed_out" | "skipped";
+  status: "running" | "parked" | "succeeded" | "failed" | "timed_out" | "skipped";
   sessionId: string | null;
   error: { code: string; message: string } | null;
 }

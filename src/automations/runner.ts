@@ -27,6 +27,11 @@ export interface RunnerOptions {
   outcome?: (sessionId: string) => RunOutcome;
   /** Writes the run's result where its routine's `outputTarget` says; null without one (D21). */
   deliver?: (run: RunRow, routine: RoutineRow) => Promise<Delivery | null>;
+  /**
+   * The end of a parked session's next start (D33: its timer, `unpark` or a
+   * resume); without it a run whose session parks ends `failed`.
+   */
+  nextStart?: (sessionId: string) => Promise<{ ended: Promise<SessionRow> }>;
   /** Tells the daemon-wide feed (D19) that a run started or ended. */
   publish?: (kind: "run.started" | "run.ended", data: Record<string, unknown>) => void;
 }
@@ -94,31 +99,28 @@ export class Runner {
     this.#stop.abort();
   }
 
+  /**
+   * Waits for the run's session to end; one that parks on a limit (D33)
+   * leaves the run `parked` until it is resumed and ends again, and the
+   * timeout counts only the time the agent worked. A daemon that stops
+   * while it waits leaves the run `parked`.
+   */
   async #track(
     runId: string,
     routine: RoutineRow,
     sessionId: string,
     ended: Promise<SessionRow>,
   ): Promise<void> {
-    const { clock, kill } = this.#options;
-    const timer = new AbortController();
-    const stopTimer = () => timer.abort();
-    this.#stop.signal.addEventListener("abort", stopTimer, { once: true });
-    let timedOut = false;
-    const timeoutMs = routine.definition.timeoutMinutes * 60_000;
-    const timeout = clock.sleep(timeoutMs, timer.signal).then(() => {
-      if (timer.signal.aborted) return;
-      timedOut = true;
-      kill(sessionId);
-    });
-    let session: SessionRow;
-    try {
-      session = await ended;
-    } finally {
-      timer.abort();
-      this.#stop.signal.removeEventListener("abort", stopTimer);
-      await timeout;
+    const { runs, nextStart } = this.#options;
+    let watched = await this.#watch(sessionId, ended, routine.definition.timeoutMinutes * 60_000);
+    while (watched.session.status === "parked" && !watched.timedOut && nextStart) {
+      runs.update(runId, { status: "parked" });
+      const next = await this.#unlessStopped(nextStart(sessionId));
+      if (next === null) return;
+      runs.update(runId, { status: "running" });
+      watched = await this.#watch(sessionId, next.ended, watched.leftMs);
     }
+    const { session, timedOut } = watched;
     const denied = this.#options.deniedPermissions?.(sessionId);
     if (denied !== undefined) this.#options.runs.update(runId, { permissionDenials: denied });
     if (timedOut) {
@@ -137,6 +139,47 @@ export class Runner {
           : `Session ended ${session.status} with exit code ${session.exit_code}`,
       });
     }
+  }
+
+  /** Waits for one start of the session to end, killing it past `budgetMs`. */
+  async #watch(
+    sessionId: string,
+    ended: Promise<SessionRow>,
+    budgetMs: number,
+  ): Promise<{ session: SessionRow; timedOut: boolean; leftMs: number }> {
+    const { clock, kill } = this.#options;
+    const startedAt = clock.now();
+    const timer = new AbortController();
+    const stopTimer = () => timer.abort();
+    this.#stop.signal.addEventListener("abort", stopTimer, { once: true });
+    let timedOut = false;
+    const timeout = clock.sleep(budgetMs, timer.signal).then(() => {
+      if (timer.signal.aborted) return;
+      timedOut = true;
+      kill(sessionId);
+    });
+    try {
+      const session = await ended;
+      return { session, timedOut, leftMs: budgetMs - (clock.now() - startedAt) };
+    } finally {
+      timer.abort();
+      this.#stop.signal.removeEventListener("abort", stopTimer);
+      await timeout;
+    }
+  }
+
+  /** `waiting`, or null once the runner stops. */
+  #unlessStopped<T>(waiting: Promise<T>): Promise<T | null> {
+    const stop = this.#stop.signal;
+    if (stop.aborted) return Promise.resolve(null);
+    return new Promise((resolve) => {
+      const onStop = () => resolve(null);
+      stop.addEventListener("abort", onStop, { once: true });
+      waiting.then((value) => {
+        stop.removeEventListener("abort", onStop);
+        resolve(value);
+      });
+    });
   }
 
   /**

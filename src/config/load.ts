@@ -43,6 +43,7 @@ export function parseConfig(text: string, source: string): Config {
     maxStreams: parsed.maxStreams ?? DEFAULT_CONFIG.maxStreams,
     idleTimeoutMinutes: parsed.idleTimeoutMinutes ?? DEFAULT_CONFIG.idleTimeoutMinutes,
     turnTimeoutMinutes: parsed.turnTimeoutMinutes ?? DEFAULT_CONFIG.turnTimeoutMinutes,
+    autoResume: parsed.autoResume ?? DEFAULT_CONFIG.autoResume,
     approvals: { ...DEFAULT_CONFIG.approvals, ...parsed.approvals },
     worktrees: { ...DEFAULT_CONFIG.worktrees, ...parsed.worktrees },
     ui: { ...DEFAULT_CONFIG.ui, ...parsed.ui },

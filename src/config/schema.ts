@@ -1,3 +1,4 @@
+import { type AutoResume, autoResumeSchema } from "../sessions/park_record.ts";
 import { z } from "zod";
 import { PROTOCOLS } from "../agents/protocol.ts";
 import { APPROVAL_POLICIES, type ApprovalPolicy } from "../approvals/broker.ts";
@@ -72,6 +73,7 @@ export const configSchema = z.strictObject({
   maxStreams: z.int().min(1).max(10_000).optional(),
   idleTimeoutMinutes: minutes.optional(),
   turnTimeoutMinutes: minutes.optional(),
+  autoResume: autoResumeSchema.optional(),
   approvals: z.strictObject({
     interactive: z.enum(APPROVAL_POLICIES).optional(),
     unattended: z.enum(APPROVAL_POLICIES).optional(),
@@ -114,6 +116,8 @@ export interface Config {
   idleTimeoutMinutes: number;
   /** A turn with no answer from the agent for this long is interrupted (D16). */
   turnTimeoutMinutes: number;
+  /** Whether a session parked on a limit resumes by itself when it lifts (D33); off by default. */
+  autoResume: AutoResume;
   /** Approval policies and the owner's time to answer (D18). */
   approvals: { interactive: ApprovalPolicy; unattended: ApprovalPolicy; timeoutSeconds: number };
   /** The owner's notification command (D21), or null. */
@@ -144,6 +148,7 @@ export const DEFAULT_CONFIG: Config = {
   maxStreams: 256,
   idleTimeoutMinutes: 60,
   turnTimeoutMinutes: 30,
+  autoResume: { enabled: false },
   approvals: { interactive: "ask", unattended: "deny", timeoutSeconds: 600 },
   ui: { stalledAfterSeconds: 120 },
   notify: null,

@@ -13,6 +13,7 @@ import { KEEP_ALIVE_MS } from "./session_stream.ts";
 export type FeedKind =
   | "session.created"
   | "session.updated"
+  | "session.parked"
   | "session.progress"
   | "approval.requested"
   | "approval.resolved"

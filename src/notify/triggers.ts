@@ -96,6 +96,8 @@ export class NotifyTriggers {
       }
       case "run.ended":
         return [this.#routineResult(sessionId, data, now)];
+      case "session.parked":
+        return sessionId === null ? [] : this.#parked(sessionId, data, now);
       default:
         return [];
     }
@@ -178,6 +180,19 @@ export class NotifyTriggers {
   #unwatched(sessionId: string): boolean {
     return !this.#sources.inFocus(sessionId) &&
       this.#sources.session(sessionId)?.origin !== "automation";
+  }
+
+  /** D33: parked on a limit, until when, and whether it resumes by itself. */
+  #parked(sessionId: string, data: Data, now: number): NotifyTrigger[] {
+    const reason = data.reason === "usage_limit" ? "usage limit" : "rate limit";
+    const resumeAt = (data.autoResume as { at?: string } | null)?.at;
+    const trigger = this.#trigger("session.parked", sessionId, now, {
+      reason: `is parked on a ${reason} until ${String(data.parkedUntil)}`,
+      detail: resumeAt
+        ? `It resumes by itself at ${resumeAt}`
+        : "It waits for you: svc sessions unpark resumes it",
+    });
+    return trigger === null ? [] : [trigger];
   }
 
   #turnFinished(sessionId: string, now: number): NotifyTrigger[] {

@@ -43,6 +43,7 @@ export const ROUTE_NEEDS: ReadonlyMap<string, DeviceNeed> = new Map<string, Devi
   ["POST /sessions", "operate"],
   ["POST /sessions/:id/input", "operate"],
   ["POST /sessions/:id/resume", "operate"],
+  ["POST /sessions/:id/unpark", "operate"],
   ["POST /sessions/:id/close", "operate"],
   ["POST /sessions/:id/kill", "operate"],
   ["GET /sessions/:id/worktree/diff", "operate"],

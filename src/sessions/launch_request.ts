@@ -5,6 +5,7 @@ import { redactText } from "../events/redact.ts";
 import { APPROVAL_POLICIES } from "../approvals/broker.ts";
 import { ISOLATIONS } from "../worktrees/isolated_launch.ts";
 import { worktreeSetupSchema } from "../worktrees/setup.ts";
+import { autoResumeSchema } from "./park_record.ts";
 
 const SHA256_DIGEST = /^sha256:[0-9a-f]{64}$/;
 const utf8Length = (text: string) => new TextEncoder().encode(text).length;
@@ -43,6 +44,13 @@ export const launchRequestSchema = z.strictObject({
   /** Replaces config `worktreeSetup` for this isolated launch (D27). */
   worktreeSetup: worktreeSetupSchema.optional(),
   contextAdmission: contextAdmissionSchema.optional(),
+  /** Resume by itself when a limit it parked on lifts (D33); default config `autoResume`. */
+  autoResume: autoResumeSchema.optional(),
+});
+
+/** `POST /sessions/{id}/unpark` (D33): `cancel` stops waiting instead of resuming now. */
+export const unparkRequestSchema = z.strictObject({
+  cancel: z.boolean().optional(),
 });
 
 export type LaunchRequest = z.output<typeof launchRequestSchema>;

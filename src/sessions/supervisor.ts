@@ -17,9 +17,11 @@ import {
   Conversation,
   type ConversationIo,
   type ConversationTimeouts,
+  type ParkedTurns,
   type PermissionDecision,
   type PermissionRequest,
 } from "../agents/conversation.ts";
+import type { AutoResume, ParkOutcome } from "./park_record.ts";
 import { type AdapterFactory, type AgentProtocolId, NO_USAGE } from "../agents/protocol.ts";
 import type { ApprovalPolicy } from "../approvals/broker.ts";
 import type { WorktreeRecord } from "../worktrees/worktree_record.ts";
@@ -62,6 +64,8 @@ export interface LaunchSpec {
   id?: string;
   /** The git worktree the session runs in (D20). */
   worktree?: WorktreeRecord;
+  /** Resume after a limit lifts (D33); absent: config's `autoResume`. */
+  autoResume?: AutoResume;
   /**
    * Runs after the session is recorded and before the agent starts (D27:
    * worktree setup), recording events of the session through `append`. A
@@ -99,7 +103,10 @@ export interface SupervisorOptions {
   /** Conversation timeouts (config `turnTimeoutMinutes`, `idleTimeoutMinutes`). */
   timeouts: () => ConversationTimeouts;
   /** Tells the daemon-wide feed (D19) that a session was created or changed status or activity. */
-  publish: (kind: "session.created" | "session.updated", data: Record<string, unknown>) => void;
+  publish: (
+    kind: "session.created" | "session.updated" | "session.parked",
+    data: Record<string, unknown>,
+  ) => void;
   /** Answers agent permission requests under the session's policy (D18: the broker). */
   decide: (
     sessionId: string,
@@ -117,6 +124,8 @@ export interface SupervisorOptions {
    * recorded (D20: its worktree's changes counted). Must not throw.
    */
   finalize?: (row: SessionRow) => Promise<Partial<SessionRow>>;
+  /** The park of a session whose turn failed on a limit (D33): its fields and `session.parked`. */
+  park: (row: SessionRow, parked: ParkedTurns) => ParkOutcome;
 }
 
 interface LiveSession {
@@ -232,6 +241,8 @@ export class Supervisor {
       leader_start: null,
       agent_resumable: 0,
       resumes: 0,
+      park_json: null,
+      auto_resume_json: spec.autoResume ? JSON.stringify(spec.autoResume) : null,
     };
     try {
       sessions.insert(row);
@@ -709,8 +720,11 @@ export class Supervisor {
     if (live.inputIdleTimer !== null) clearTimeout(live.inputIdleTimer);
     void this.#recordInput(live, live.inputRedactor.flush());
     const failure = conversation ? await conversation.finish() : null;
+    const parked = live.killRequested ? null : conversation?.parked ?? null;
     const status: SessionStatus = live.killRequested
       ? "killed"
+      : parked !== null
+      ? "parked"
       : exit.code === 0 && exit.signal === null && failure === null
       ? "completed"
       : "failed";
@@ -718,6 +732,7 @@ export class Supervisor {
       status,
       exit,
       ...(failure === null ? {} : { error: failure }),
+      ...(parked === null ? {} : { park: this.#options.park(live.row, parked) }),
     });
     this.#live.delete(live.row.id);
     return ended;
@@ -738,10 +753,11 @@ export class Supervisor {
    */
   async #finish(
     row: SessionRow,
-    outcome: { status: SessionStatus; exit: ExitStatus | null; error?: string },
+    outcome: { status: SessionStatus; exit: ExitStatus | null; error?: string; park?: ParkOutcome },
   ): Promise<SessionRow> {
     const { sessions, events, clock } = this.#options;
-    const final = await this.#options.finalize?.(row) ?? {};
+    const final = { ...await this.#options.finalize?.(row), ...outcome.park?.fields };
+    if (outcome.park) await events.append(row.id, "session.parked", outcome.park.event);
     const exitCode = outcome.exit?.code ?? null;
     const signal = outcome.exit?.signal ?? null;
     const payload: Record<string, unknown> = { status: outcome.status, exitCode, signal };
@@ -765,6 +781,9 @@ export class Supervisor {
       status: outcome.status,
       activity: null,
     });
+    if (outcome.park) {
+      this.#options.publish("session.parked", { sessionId: row.id, ...outcome.park.event });
+    }
     this.#options.log.info("Session ended", {
       sessionId: row.id,
       status: outcome.status,

@@ -159,4 +159,11 @@ export const MIGRATIONS: readonly string[] = [
     revoked_at    TEXT
   );
   `,
+  // 11 (issue 39, D33): sessions parked on a provider's limit. The park (until when, why, the
+  // turns to send again, its timer's state and the day's auto-resumes) and the launch's
+  // `autoResume` are JSON: read and written whole, never queried by field.
+  `
+  ALTER TABLE sessions ADD COLUMN park_json TEXT;
+  ALTER TABLE sessions ADD COLUMN auto_resume_json TEXT;
+  `,
 ];

@@ -3,8 +3,8 @@ import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import type { Usage } from "../agents/protocol.ts";
 import type { WorktreeRecord } from "../worktrees/worktree_record.ts";
 
-/** Run statuses (D12). */
-export type RunStatus = "running" | "succeeded" | "failed" | "timed_out" | "skipped";
+/** Run statuses (D12); `parked` (D33): its session waits out a limit, the run completes later. */
+export type RunStatus = "running" | "parked" | "succeeded" | "failed" | "timed_out" | "skipped";
 
 /** A run's error: a stable code and a message for people. */
 export interface RunError {

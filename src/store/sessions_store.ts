@@ -6,9 +6,20 @@ import type { ApprovalPolicy } from "../approvals/broker.ts";
 import type { UsageRow } from "../sessions/usage_totals.ts";
 import type { WorktreeRecord } from "../worktrees/worktree_record.ts";
 import { resumeRefusal } from "../policy/resume.ts";
+import { type ParkedView, parkedView } from "../sessions/park_record.ts";
 
-/** Session statuses (D7); only `running` is live. */
-export const SESSION_STATUSES = ["running", "completed", "failed", "killed", "orphaned"] as const;
+/**
+ * Session statuses (D7); only `running` is live. `parked` (D33): ended on a
+ * provider's limit, resumable, waiting for the limit to lift.
+ */
+export const SESSION_STATUSES = [
+  "running",
+  "completed",
+  "failed",
+  "killed",
+  "orphaned",
+  "parked",
+] as const;
 export type SessionStatus = typeof SESSION_STATUSES[number];
 
 /** A session row; the API record (D7) is this without `pgid`. */
@@ -51,19 +62,31 @@ export interface SessionRow {
   agent_resumable: number;
   /** How many times the conversation was resumed (D26). */
   resumes: number;
+  /** The session's last park as JSON (D33, parking.ts); kept after it is resumed. */
+  park_json: string | null;
+  /** The launch's or routine's `autoResume` as JSON (D33); null: config's. */
+  auto_resume_json: string | null;
 }
 
 /** The session record served by the API (D7, D16): no `pgid`, `usage` as an object. */
 export type SessionRecord =
   & Omit<
     SessionRow,
-    "pgid" | "usage_json" | "worktree_json" | "leader_start" | "agent_resumable"
+    | "pgid"
+    | "usage_json"
+    | "worktree_json"
+    | "leader_start"
+    | "agent_resumable"
+    | "park_json"
+    | "auto_resume_json"
   >
   & {
     usage: Usage | null;
     worktree: WorktreeRecord | null;
     /** The session has ended and `POST /sessions/{id}/resume` can continue it (D26). */
     resumable: boolean;
+    /** While `parked` (D33): until when, why, and what its timer will do. */
+    parked: ParkedView | null;
   };
 
 /** The API view of a row. */
@@ -74,6 +97,8 @@ export function sessionRecord(row: SessionRow): SessionRecord {
     agent_resumable: _resumable,
     usage_json,
     worktree_json: _worktree,
+    park_json: _park,
+    auto_resume_json: _autoResume,
     ...record
   } = row;
   return {
@@ -81,6 +106,7 @@ export function sessionRecord(row: SessionRow): SessionRecord {
     usage: usage_json === null ? null : JSON.parse(usage_json),
     worktree: worktreeOf(row),
     resumable: resumeRefusal(row) === null,
+    parked: parkedView(row),
   };
 }
 
@@ -119,6 +145,8 @@ const COLUMNS = [
   "leader_start",
   "agent_resumable",
   "resumes",
+  "park_json",
+  "auto_resume_json",
 ] as const;
 
 /** Session rows in SQLite. */
@@ -175,6 +203,12 @@ export class SessionsStore {
   /** Rows still marked `running` (at start-up: the ones a crash left behind). */
   running(): SessionRow[] {
     return this.#prepare("SELECT * FROM sessions WHERE status = 'running'")
+      .all() as unknown as SessionRow[];
+  }
+
+  /** Sessions parked on a limit (D33), for their timers. */
+  parked(): SessionRow[] {
+    return this.#prepare("SELECT * FROM sessions WHERE status = 'parked'")
       .all() as unknown as SessionRow[];
   }
 
