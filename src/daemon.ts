@@ -286,7 +286,6 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       sessions,
       resume: (sessionId) => supervisor.resume(sessionId),
       input: (sessionId, text) => supervisor.input(sessionId, text),
-      ended: (sessionId) => supervisor.ended(sessionId),
       record: (sessionId, kind, payload) =>
         appendToSession(eventLog, sessions, { sessionId, kind, payload }),
       publish: (kind, data) => feed.publish(kind, data),

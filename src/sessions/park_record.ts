@@ -143,7 +143,8 @@ export function fireTimer(park: ParkRecord, now: number): ParkRecord {
     return {
       ...park,
       timer: "max_per_day",
-      timerNote: `Auto-resumed ${recent.length} times in the last 24 hours (maxPerDay ${park.maxPerDay})`,
+      timerNote:
+        `Auto-resumed ${recent.length} times in the last 24 hours (maxPerDay ${park.maxPerDay})`,
       autoResumedAt: recent,
     };
   }

@@ -14,9 +14,9 @@ import {
   fireTimer,
   MAX_JITTER_MS,
   newPark,
+  parkOf,
   type ParkOutcome,
   type ParkRecord,
-  parkOf,
 } from "./park_record.ts";
 
 /** What parking needs of the rest of the daemon. */
@@ -25,8 +25,6 @@ export interface ParkingOptions {
   /** Resumes a conversation natively (D26) and sends it a turn: the supervisor. */
   resume: (sessionId: string) => Promise<unknown>;
   input: (sessionId: string, text: string) => Promise<unknown>;
-  /** The end of a live session (the supervisor's), null when it is not live. */
-  ended: (sessionId: string) => Promise<SessionRow> | null;
   /** Appends an event to a session's log, live or ended. */
   record: (sessionId: string, kind: string, payload: Record<string, unknown>) => Promise<void>;
   /** Tells the daemon-wide feed (D19) that a session changed. */
@@ -45,6 +43,8 @@ export class Parking {
   readonly #timers = new Map<string, AbortController>();
   /** Routine runs waiting for their parked session's next start (D33). */
   readonly #waiters = new Map<string, Array<(start: { ended: Promise<SessionRow> }) => void>>();
+  /** Those runs' sessions, started again: resolved with the row when it next ends. */
+  readonly #ending = new Map<string, Array<(row: SessionRow) => void>>();
 
   constructor(options: ParkingOptions) {
     this.#options = options;
@@ -87,15 +87,20 @@ export class Parking {
 
   /** The feed said a session changed status: arms a new park, wakes a run waiting for a start. */
   updated(sessionId: string, status: unknown): void {
-    if (status === "parked") {
-      const row = this.#options.sessions.get(sessionId);
-      if (row !== null) this.#arm(row);
+    if (status === "running") {
+      for (const wake of this.#waiters.get(sessionId) ?? []) {
+        const ending = this.#ending.get(sessionId) ?? [];
+        this.#ending.set(sessionId, ending);
+        wake({ ended: new Promise((resolve) => ending.push(resolve)) });
+      }
+      this.#waiters.delete(sessionId);
       return;
     }
-    const ended = status === "running" ? this.#options.ended(sessionId) : null;
-    if (ended === null) return;
-    for (const wake of this.#waiters.get(sessionId) ?? []) wake({ ended });
-    this.#waiters.delete(sessionId);
+    const row = this.#options.sessions.get(sessionId);
+    if (row === null) return;
+    if (status === "parked") this.#arm(row);
+    for (const resolve of this.#ending.get(sessionId) ?? []) resolve(row);
+    this.#ending.delete(sessionId);
   }
 
   /**
