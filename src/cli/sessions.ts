@@ -17,7 +17,7 @@ const KILL_SIGNALS = ["SIGTERM", "SIGKILL"];
 /** `svc sessions list|start|show|input|interrupt|close|kill` (D1, D7). */
 export const sessionsCommand: Command = {
   name: "sessions",
-  summary: "List, start, show, send input to, interrupt, close, kill and resume sessions",
+  summary: "List, start, show, send input to, interrupt, close, kill, resume and unpark sessions",
   usage: `Usage: svc sessions <subcommand> [options]
 
 Subcommands:
@@ -53,6 +53,9 @@ Subcommands:
       Continues an ended conversation in a new agent process (D26): the same
       session and log go on ("svc chat ID" to talk to it). RESUMABLE in
       "list" says which can be.
+  unpark ID [--cancel]
+      Resumes a session parked on a limit (D33) now and sends its interrupted
+      turn again; --cancel stops its timer instead (it stays parked).
 
 Every subcommand takes --home DIR, and --json to print the raw response.`,
   run(args, io) {
@@ -70,6 +73,7 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
   close: (args, io) => postToSession("close", args, io),
   kill: killSession,
   resume: resumeSession,
+  unpark: unparkSession,
 };
 
 async function listSessions(args: string[], io: Io): Promise<number> {
@@ -97,7 +101,7 @@ async function listSessions(args: string[], io: Io): Promise<number> {
     headers: ["ID", "STATUS", "ACTIVITY", "HARNESS", "CREATED", "RESUMABLE", "TITLE"],
     row: (s: SessionRecord) => [
       s.id,
-      s.status,
+      s.parked ? `PARKED until ${timeText(s.parked.until, values.utc)}` : s.status,
       s.activity?.replaceAll("_", " ") ?? "-",
       s.harness,
       timeText(s.created_at, values.utc),
@@ -280,6 +284,30 @@ async function resumeSession(args: string[], io: Io): Promise<number> {
       response,
       values.json,
       (session) => `Resumed ${session.id} (resume ${session.resumes}): "svc chat ${session.id}"`,
+    );
+  });
+}
+
+async function unparkSession(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, {
+    ...CLIENT_OPTIONS,
+    cancel: { type: "boolean" },
+  }, { positionals: 1 });
+  const sessionText = requireId(positionals, "session");
+  return await withClient(values.home, io, async (client) => {
+    const sessionId = await resolveSessionId(client, sessionText);
+    const response = await client.post<SessionRecord>(
+      `${sessionPath(sessionId)}/unpark`,
+      values.cancel ? { cancel: true } : {},
+    );
+    return printResponse(
+      io,
+      response,
+      values.json,
+      (session) =>
+        values.cancel
+          ? `${session.id} stays parked; its timer is cancelled ("svc sessions unpark ${session.id}" resumes it)`
+          : `Unparked ${session.id}: its interrupted turn is sent again ("svc chat ${session.id}")`,
     );
   });
 }
