@@ -77,6 +77,7 @@ export const STATE_STYLE: Record<FleetState, { glyph: string; color: string }> =
   failed: { glyph: "✗", color: "red" },
   killed: { glyph: "✗", color: "gray" },
   orphaned: { glyph: "?", color: "gray" },
+  parked: { glyph: "⏸", color: "yellow" },
   ended: { glyph: "·", color: "gray" },
 };
 

@@ -99,6 +99,7 @@ export type FleetState =
   | "failed"
   | "killed"
   | "orphaned"
+  | "parked"
   | "ended";
 
 /** A session's state for the fleet: stalled = working with no event for `stalledAfterMs`. */
@@ -109,7 +110,7 @@ export function fleetState(
   stalledAfterMs: number,
 ): FleetState {
   if (session.status !== "running") {
-    return (["completed", "failed", "killed", "orphaned"] as const).find((s) =>
+    return (["completed", "failed", "killed", "orphaned", "parked"] as const).find((s) =>
       s === session.status
     ) ?? "ended";
   }
