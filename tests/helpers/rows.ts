@@ -32,5 +32,7 @@ export function runningSessionRow(id: string): SessionRow {
     leader_start: null,
     agent_resumable: 0,
     resumes: 0,
+    park_json: null,
+    auto_resume_json: null,
   };
 }
