@@ -252,13 +252,13 @@ Deno.test("Conversation records a failed turn's limit, its reset as an instant (
     usage: null,
     limit: { reason: "usage_limit", resetsAt: Date.UTC(2026, 10, 28, 9, 42), retryAfterMs: 2500 },
   });
-  h.conversation.submit("s", "second");
-  h.emit(turnEnd());
   const turns = h.recorded.filter(([kind]) => kind === "agent.turn").map(([, p]) => p);
   assert.deepEqual(turns[0].limit, {
     reason: "usage_limit",
     resetsAt: "2026-11-28T09:42:00.000Z",
     retryAfterSeconds: 2.5,
   });
-  assert.equal("limit" in turns[1], false);
+  // The session parks (D33): the turn is kept to be sent again, and no more input is taken.
+  assert.equal(h.conversation.parked?.turns.length, 1);
+  assert.throws(() => h.conversation.submit("s", "second"), /is closing/);
 });

@@ -50,6 +50,7 @@ Deno.test("buildRoutes() marks the owner-only routes (C5.4, D9, D11, D23)", () =
       "POST /sessions/:id/interrupt",
       "POST /sessions/:id/kill",
       "POST /sessions/:id/resume",
+      "POST /sessions/:id/unpark",
       "POST /sessions/:id/worktree/discard",
       "POST /sessions/:id/worktree/land",
       "POST /sessions/restricted",

@@ -65,6 +65,7 @@ Deno.test("what each scope adds, and what stays on the socket (D30)", async (t) 
         "POST /sessions/:id/input",
         "POST /sessions/:id/kill",
         "POST /sessions/:id/resume",
+        "POST /sessions/:id/unpark",
         "POST /sessions/:id/worktree/discard",
         "POST /sessions/:id/worktree/land",
       ]);
