@@ -6,7 +6,7 @@
  * been on screen: nobody allows what they could not see. Face-free.
  */
 import { terminalSafe } from "../cli/terminal_text.ts";
-import { profileText } from "../policy/permission_profile.ts";
+import { profileText } from "../policy/profile_text.ts";
 import { countdown } from "./format.ts";
 import type { FocusLine } from "./focus.ts";
 import type { PendingApproval } from "./model.ts";
