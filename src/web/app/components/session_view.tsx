@@ -1,0 +1,91 @@
+/// <reference lib="dom" />
+/**
+ * A session (`/#/s/<id>`, D30): its live transcript with the partial text
+ * streamed as it is written, the input box and the controls the device's
+ * scopes and the session's state allow. Agent text is React text, never HTML.
+ */
+import { type FormEvent, useEffect, useRef, useState, useSyncExternalStore } from "react";
+import type { Snapshot } from "../../../ui/model.ts";
+import { sessionControls } from "../session_controls.ts";
+import type { WebRuntime } from "../web_runtime.ts";
+
+const LABELS = { interrupt: "Interrupt", close: "Close", resume: "Resume", kill: "Kill" } as const;
+
+export function SessionView(
+  { runtime, snapshot, scopes, sessionId }: {
+    runtime: WebRuntime;
+    snapshot: Snapshot;
+    scopes: readonly string[];
+    sessionId: string;
+  },
+) {
+  const focus = useSyncExternalStore(runtime.focusStore.subscribe, runtime.focusStore.snapshot);
+  const session = snapshot.sessions.get(sessionId) ?? null;
+  const known = session !== null;
+  useEffect(() => {
+    if (known) runtime.focus(sessionId);
+  }, [runtime, sessionId, known]);
+  useEffect(() => () => runtime.focus(null), [runtime]);
+  const end = useRef<HTMLDivElement>(null);
+  useEffect(() => end.current?.scrollIntoView({ block: "end" }), [focus]);
+  const [draft, setDraft] = useState("");
+  if (session === null) {
+    return (
+      <p>
+        {snapshot.connection === "connected"
+          ? `No session "${sessionId}" among the live and recent ones.`
+          : "Loading…"}
+      </p>
+    );
+  }
+  const { controls, input } = sessionControls(session, scopes);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (draft.trim() === "") return;
+    void runtime.send(session.id, draft);
+    setDraft("");
+  };
+  return (
+    <section aria-labelledby="session-title" className="session">
+      <h1 id="session-title">{session.title || session.id}</h1>
+      <p className="meta">
+        {session.harness} · {session.status}
+        {session.activity ? ` · ${session.activity}` : ""} · {session.id}
+      </p>
+      <div className="transcript" role="log" aria-label="Transcript">
+        {focus.sessionId === session.id &&
+          focus.lines.map((line, index) => (
+            <div key={index} className={`line ${line.tone}`}>{line.text}</div>
+          ))}
+        {focus.sessionId === session.id && focus.partial !== null && (
+          <div className="line agent partial" aria-live="polite">{focus.partial}</div>
+        )}
+        <div ref={end} />
+      </div>
+      {controls.length > 0 && (
+        <div className="controls">
+          {controls.map((control) => (
+            <button
+              key={control}
+              type="button"
+              onClick={() => runtime.control(session.id, control)}
+            >
+              {LABELS[control]}
+            </button>
+          ))}
+        </div>
+      )}
+      {input && (
+        <form className="input" onSubmit={submit}>
+          <textarea
+            aria-label="Message to the agent"
+            value={draft}
+            rows={2}
+            onChange={(event) => setDraft(event.target.value)}
+          />
+          <button type="submit">Send</button>
+        </form>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,141 @@
+/**
+ * Everything the web app runs besides rendering (D30): the device (pairing
+ * from `/pair#<code>`, then `GET /devices/me`), and once paired `svc ui`'s
+ * own store, focus store, sync loop and actions over the browser client. A
+ * 401 `device_revoked` from any call stops the loop and the page says so.
+ * The views read `snapshot()` and call the methods; they never call the
+ * daemon themselves. Face-free: `fetch` and the address bar come in.
+ */
+import { type Outcome, UiActions } from "../../ui/actions.ts";
+import { FocusStore } from "../../ui/focus.ts";
+import type { PendingApproval } from "../../ui/model.ts";
+import { UiStore } from "../../ui/store.ts";
+import { UiSync } from "../../ui/sync.ts";
+import { BrowserClient, type Fetch } from "./browser_client.ts";
+import { type DeviceState, pairDevice, readDevice } from "./device.ts";
+import type { SessionControl } from "./session_controls.ts";
+
+/** The address bar: where the page is, and replacing it without a new history entry. */
+export interface AddressBar {
+  read(): { pathname: string; hash: string };
+  replace(url: string): void;
+}
+
+/** What the page shows besides the stores: the device, a pairing failure, the last outcome. */
+export interface PageState {
+  readonly device: DeviceState;
+  readonly pairingError: string | null;
+  readonly outcome: Outcome | null;
+}
+
+export class WebRuntime {
+  readonly store = new UiStore();
+  readonly focusStore = new FocusStore();
+  readonly #client: BrowserClient;
+  readonly #sync: UiSync;
+  readonly #actions: UiActions;
+  readonly #fetch: Fetch;
+  readonly #address: AddressBar;
+  readonly #listeners = new Set<() => void>();
+  #state: PageState = { device: { status: "checking" }, pairingError: null, outcome: null };
+  #running: AbortController | null = null;
+
+  constructor(options: { fetch: Fetch; address: AddressBar }) {
+    this.#fetch = options.fetch;
+    this.#address = options.address;
+    this.#client = new BrowserClient({
+      fetch: options.fetch,
+      onRefused: (refusal) => this.#refused(refusal),
+    });
+    this.#sync = new UiSync({ client: this.#client, store: this.store, focus: this.focusStore });
+    this.#actions = new UiActions(this.#client);
+  }
+
+  readonly snapshot = (): PageState => this.#state;
+
+  readonly subscribe = (listener: () => void): () => void => {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  };
+
+  /**
+   * Pairs when the page is `/pair#<code>` (the fragment is cleared at once,
+   * and on success the page goes to the fleet), then reads the device and,
+   * when it is paired, follows the daemon.
+   */
+  async start(): Promise<void> {
+    const { pathname, hash } = this.#address.read();
+    if (pathname === "/pair") {
+      const code = hash.replace(/^#/, "");
+      this.#address.replace("/pair");
+      if (code === "") {
+        this.#set({ pairingError: "This address holds no pairing code: run svc devices pair" });
+      } else {
+        const pairing = await pairDevice(code, this.#fetch);
+        if (!pairing.ok) {
+          this.#set({ pairingError: pairing.message, device: await readDevice(this.#fetch) });
+          return;
+        }
+        this.#address.replace("/#/fleet");
+      }
+    }
+    const device = await readDevice(this.#fetch);
+    this.#set({ device });
+    if (device.status === "paired" || device.status === "unreachable") this.#follow();
+  }
+
+  /** Shows the session `sessionId` (null: none) in the session view, following its stream. */
+  focus(sessionId: string | null): void {
+    const session = sessionId === null ? null : this.store.snapshot().sessions.get(sessionId);
+    this.#sync.focus(session ?? null);
+  }
+
+  answer(approval: PendingApproval, choice: "allow" | "deny" | "always"): Promise<void> {
+    const request = { sessionId: approval.sessionId, requestId: approval.requestId };
+    return this.#report(
+      choice === "always"
+        ? this.#actions.answer(request, "allow", "session")
+        : this.#actions.answer(request, choice),
+    );
+  }
+
+  /** Sends a turn; a resumable session that ended is resumed first (D26). */
+  send(sessionId: string, text: string): Promise<void> {
+    const session = this.store.snapshot().sessions.get(sessionId);
+    return this.#report(
+      session?.status === "running"
+        ? this.#actions.send(sessionId, text)
+        : this.#actions.resumeAndSend(sessionId, text),
+    );
+  }
+
+  control(sessionId: string, control: SessionControl): Promise<void> {
+    return this.#report(this.#actions[control](sessionId));
+  }
+
+  /** Stops following the daemon (the page is going away). */
+  stop(): void {
+    this.#running?.abort();
+    this.#sync.stop();
+  }
+
+  #follow(): void {
+    if (this.#running !== null) return;
+    this.#running = new AbortController();
+    void this.#sync.run(this.#running.signal);
+  }
+
+  #refused(refusal: "device_revoked" | "not_paired"): void {
+    this.stop();
+    this.#set({ device: { status: refusal === "device_revoked" ? "revoked" : "not_paired" } });
+  }
+
+  async #report(outcome: Promise<Outcome>): Promise<void> {
+    this.#set({ outcome: await outcome });
+  }
+
+  #set(change: Partial<PageState>): void {
+    this.#state = { ...this.#state, ...change };
+    for (const listener of this.#listeners) listener();
+  }
+}
