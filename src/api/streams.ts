@@ -22,7 +22,7 @@ const SESSION_STREAM_RESPONSES = {
     contentType: "text/event-stream" as const,
   },
   400: errorDoc("A bad query parameter"),
-  403: errorDoc("`forbidden`: `focus` over TCP"),
+  403: errorDoc("`forbidden`: `focus` over TCP without a paired device"),
   404: errorDoc("`session_not_found`"),
   503: errorDoc("`too_many_streams`"),
 };
@@ -164,15 +164,18 @@ function streamSession(
 }
 
 /**
- * `focus=1` (D31): it changes what the owner is told, so a TCP peer may not
- * set it (D23: 403 `forbidden`).
+ * `focus=1` (D31): it changes what the owner is told, so only the owner and
+ * the owner's paired devices (a web page showing the session, D30) may set
+ * it; an unpaired TCP peer may not (D23: 403 `forbidden`).
  */
 function focusParam(url: URL, peer: Peer): boolean {
   const value = url.searchParams.get("focus");
   if (value === null) return false;
   if (value !== "1") throw invalidRequest('Query parameter "focus" must be 1', "focus");
-  if (!peer.owner) {
-    throw forbidden('Query parameter "focus" is owner-only: use the local socket');
+  if (!peer.owner && peer.device === undefined) {
+    throw forbidden(
+      'Query parameter "focus" is owner-only: use the local socket or a paired device',
+    );
   }
   return true;
 }

@@ -27,7 +27,10 @@ export function SessionView(
   }, [runtime, sessionId, known]);
   useEffect(() => () => runtime.focus(null), [runtime]);
   const end = useRef<HTMLDivElement>(null);
-  useEffect(() => end.current?.scrollIntoView({ block: "end" }), [focus]);
+  useEffect(() => {
+    // Not returned: Chromium's scrollIntoView returns a promise, which React would call on cleanup.
+    void end.current?.scrollIntoView({ block: "end" });
+  }, [focus]);
   const [draft, setDraft] = useState("");
   if (session === null) {
     return (
