@@ -134,6 +134,9 @@ export function compileArgs(target: Target, options: CompileArgsOptions): string
     ...PERMISSION_FLAGS,
     // The owner-only named pipe is created through FFI (src/transport/named_pipe_windows.ts).
     ...(target.includes("windows") ? ["--allow-ffi"] : []),
+    // The web app (D30): src/web/static_assets.ts reads it beside the sources, embedded here.
+    "--include",
+    "web/dist",
     "--target",
     target,
     "--output",
