@@ -15,7 +15,9 @@ export type Route =
 /** The route of a location (`pathname`, `hash` as `location` has them); unknown ones: the fleet. */
 export function routeOf(location: { pathname: string; hash: string }): Route {
   const fragment = location.hash.replace(/^#/, "");
-  if (location.pathname === "/pair") return { view: "pair", code: fragment === "" ? null : fragment };
+  if (location.pathname === "/pair") {
+    return { view: "pair", code: fragment === "" ? null : fragment };
+  }
   if (fragment === "/approvals") return { view: "approvals" };
   const session = /^\/s\/([^/]+)$/.exec(fragment);
   if (session !== null) {

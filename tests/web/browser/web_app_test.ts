@@ -8,88 +8,93 @@ import assert from "node:assert/strict";
 import { restartTestDaemon } from "../../helpers/daemon.ts";
 import { removeTree, tempHome } from "../../helpers/home.ts";
 import { launchAgent, waitForKind } from "../../helpers/scripted_agent.ts";
-import {
-  DESKTOP,
-  hasChromium,
-  PHONE,
-  screenshot,
-  startRig,
-} from "./page.ts";
+import { DESKTOP, hasChromium, PHONE, screenshot, startRig } from "./page.ts";
 
 const browserTest = (name: string, fn: () => Promise<void>) =>
   Deno.test({ name, ignore: !hasChromium, sanitizeResources: false, sanitizeOps: false, fn });
 
-browserTest("web app: the printed pairing URL pairs, clears its code and shows the fleet; a used code says so", async () => {
-  await using rig = await startRig();
-  for (const viewport of [PHONE, DESKTOP]) {
-    const page = await rig.page(viewport);
-    const { url } = await rig.pair(page, "approve");
-    assert.equal(new URL(page.url()).hash, "#/fleet");
-    assert.ok(!page.url().includes(url.split("#")[1]));
-    await screenshot(page, "fleet");
-    const again = await rig.page(viewport);
-    await again.goto(url);
-    await again.getByText("already used, has expired or is unknown").waitFor();
-    assert.equal(new URL(again.url()).hash, "");
-    await screenshot(again, "pairing-refused");
-  }
-});
-
-browserTest("web app: on a phone, a request is allowed from its card and the tool runs; another is denied", async () => {
-  await using rig = await startRig();
-  const project = await Deno.realPath(await tempHome());
-  try {
-    const page = await rig.page(PHONE);
-    await rig.pair(page, "approve");
-    await page.goto(`${rig.origin}/#/approvals`);
-    const allowed = await launchAgent(rig.t, project, { approvals: "ask" });
-    const card = page.getByRole("listitem", { name: "Bash: touch created.txt" });
-    await card.waitFor();
-    await screenshot(page, "approvals");
-    await card.getByRole("button", { name: "Allow" }).click();
-    await waitForKind(rig.t, allowed, "agent.permission.resolved");
-    const replies = await waitForKind(rig.t, allowed, "agent.message");
-    assert.match(JSON.stringify(replies), /allowed/);
-
-    const denied = await launchAgent(rig.t, project, {
-      approvals: "ask",
-      prompt: "ask Bash rm -rf build",
-    });
-    const second = page.getByRole("listitem", { name: "Bash: rm -rf build" });
-    await second.getByRole("button", { name: "Deny" }).click();
-    const resolved = await waitForKind(rig.t, denied, "agent.permission.resolved");
-    assert.equal(resolved[0].decision, "deny", JSON.stringify(resolved));
-    await second.waitFor({ state: "detached" });
-  } finally {
-    await removeTree(project);
-  }
-});
-
-browserTest("web app: a turn typed in the session view reaches the agent and its answer streams in", async () => {
-  await using rig = await startRig();
-  const project = await Deno.realPath(await tempHome());
-  try {
-    const id = await launchAgent(rig.t, project, { prompt: "hello" });
-    await waitForKind(rig.t, id, "agent.message");
+browserTest(
+  "web app: the printed pairing URL pairs, clears its code and shows the fleet; a used code says so",
+  async () => {
+    await using rig = await startRig();
     for (const viewport of [PHONE, DESKTOP]) {
       const page = await rig.page(viewport);
+      const { url } = await rig.pair(page, "approve");
+      assert.equal(new URL(page.url()).hash, "#/fleet");
+      assert.ok(!page.url().includes(url.split("#")[1]));
+      await screenshot(page, "fleet");
+      const again = await rig.page(viewport);
+      await again.goto(url);
+      await again.getByText("already used, has expired or is unknown").waitFor();
+      assert.equal(new URL(again.url()).hash, "");
+      await screenshot(again, "pairing-refused");
+    }
+  },
+);
+
+browserTest(
+  "web app: on a phone, a request is allowed from its card and the tool runs; another is denied",
+  async () => {
+    await using rig = await startRig();
+    const project = await Deno.realPath(await tempHome());
+    try {
+      const page = await rig.page(PHONE);
+      await rig.pair(page, "approve");
+      await page.goto(`${rig.origin}/#/approvals`);
+      const allowed = await launchAgent(rig.t, project, { approvals: "ask" });
+      const card = page.getByRole("listitem", { name: "Bash: touch created.txt" });
+      await card.waitFor();
+      await screenshot(page, "approvals");
+      await card.getByRole("button", { name: "Allow" }).click();
+      await waitForKind(rig.t, allowed, "agent.permission.resolved");
+      const replies = await waitForKind(rig.t, allowed, "agent.message");
+      assert.match(JSON.stringify(replies), /allowed/);
+
+      const denied = await launchAgent(rig.t, project, {
+        approvals: "ask",
+        prompt: "ask Bash rm -rf build",
+      });
+      const second = page.getByRole("listitem", { name: "Bash: rm -rf build" });
+      await second.getByRole("button", { name: "Deny" }).click();
+      const resolved = await waitForKind(rig.t, denied, "agent.permission.resolved");
+      assert.equal(resolved[0].decision, "deny", JSON.stringify(resolved));
+      await second.waitFor({ state: "detached" });
+    } finally {
+      await removeTree(project);
+    }
+  },
+);
+
+browserTest(
+  "web app: a turn typed in the session view reaches the agent and its answer streams in",
+  async () => {
+    await using rig = await startRig();
+    const project = await Deno.realPath(await tempHome());
+    try {
+      const id = await launchAgent(rig.t, project, { prompt: "hello" });
+      await waitForKind(rig.t, id, "agent.message");
+      for (const viewport of [PHONE, DESKTOP]) {
+        const page = await rig.page(viewport);
+        await rig.pair(page, "operate");
+        await page.goto(`${rig.origin}/#/s/${id}`);
+        await page.getByText("echo: hello").waitFor();
+        await screenshot(page, "session");
+      }
+      const page = await rig.page(DESKTOP);
       await rig.pair(page, "operate");
       await page.goto(`${rig.origin}/#/s/${id}`);
-      await page.getByText("echo: hello").waitFor();
-      await screenshot(page, "session");
+      await page.getByLabel("Message to the agent").fill(
+        "stream one two three four five six seven",
+      );
+      await page.getByRole("button", { name: "Send" }).click();
+      await page.locator(".line.partial").waitFor();
+      await page.getByText("one two three four five six seven").last().waitFor();
+      await page.locator(".line.partial").waitFor({ state: "detached" });
+    } finally {
+      await removeTree(project);
     }
-    const page = await rig.page(DESKTOP);
-    await rig.pair(page, "operate");
-    await page.goto(`${rig.origin}/#/s/${id}`);
-    await page.getByLabel("Message to the agent").fill("stream one two three four five six seven");
-    await page.getByRole("button", { name: "Send" }).click();
-    await page.locator(".line.partial").waitFor();
-    await page.getByText("one two three four five six seven").last().waitFor();
-    await page.locator(".line.partial").waitFor({ state: "detached" });
-  } finally {
-    await removeTree(project);
-  }
-});
+  },
+);
 
 browserTest("web app: a revoked device's page says it was revoked", async () => {
   await using rig = await startRig();
@@ -101,20 +106,23 @@ browserTest("web app: a revoked device's page says it was revoked", async () => 
   await screenshot(page, "revoked");
 });
 
-browserTest("web app: while the daemon restarts a banner says so, then it recovers without a reload", async () => {
-  await using rig = await startRig();
-  const page = await rig.page(DESKTOP);
-  await rig.pair(page, "read");
-  await page.evaluate(() => Object.assign(globalThis, { notReloaded: true }));
-  await rig.t.daemon.stop();
-  const banner = page.getByRole("status").filter({ hasText: /daemon|reconnecting|retrying/i });
-  await banner.waitFor({ timeout: 10_000 });
-  await screenshot(page, "daemon-away");
-  await using _again = await restartTestDaemon({
-    home: rig.t.home,
-    tcp: { hostname: "127.0.0.1", port: rig.port },
-  });
-  await banner.waitFor({ state: "detached", timeout: 15_000 });
-  assert.equal(await page.evaluate(() => "notReloaded" in globalThis), true);
-  await page.getByRole("heading", { name: "Fleet" }).waitFor();
-});
+browserTest(
+  "web app: while the daemon restarts a banner says so, then it recovers without a reload",
+  async () => {
+    await using rig = await startRig();
+    const page = await rig.page(DESKTOP);
+    await rig.pair(page, "read");
+    await page.evaluate(() => Object.assign(globalThis, { notReloaded: true }));
+    await rig.t.daemon.stop();
+    const banner = page.getByRole("status").filter({ hasText: /daemon|reconnecting|retrying/i });
+    await banner.waitFor({ timeout: 10_000 });
+    await screenshot(page, "daemon-away");
+    await using _again = await restartTestDaemon({
+      home: rig.t.home,
+      tcp: { hostname: "127.0.0.1", port: rig.port },
+    });
+    await banner.waitFor({ state: "detached", timeout: 15_000 });
+    assert.equal(await page.evaluate(() => "notReloaded" in globalThis), true);
+    await page.getByRole("heading", { name: "Fleet" }).waitFor();
+  },
+);
