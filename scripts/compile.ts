@@ -42,6 +42,8 @@ export const SHA256SUMS = "SHA256SUMS";
 export const ENV_VARS: readonly string[] = [
   "HOME",
   "SVC_HOME",
+  // The context a CLI command talks to (D32).
+  "SVC_CONTEXT",
   "CODEX_HOME",
   "PATH",
   "PATHEXT",
@@ -53,6 +55,7 @@ export const ENV_VARS: readonly string[] = [
   "USERDOMAIN",
   "XDG_CONFIG_HOME",
   "LOCALAPPDATA",
+  "APPDATA",
   // deno task sets INIT_CWD to the user's directory (the CLI resolves paths against it).
   "INIT_CWD",
   // svc worktrees diff: the user's pager.
@@ -134,9 +137,6 @@ export function compileArgs(target: Target, options: CompileArgsOptions): string
     ...PERMISSION_FLAGS,
     // The owner-only named pipe is created through FFI (src/transport/named_pipe_windows.ts).
     ...(target.includes("windows") ? ["--allow-ffi"] : []),
-    // The web app (D30): src/web/static_assets.ts reads it beside the sources, embedded here.
-    "--include",
-    "web/dist",
     "--target",
     target,
     "--output",

@@ -23,8 +23,17 @@ import { parseArgs } from "node:util";
 /** The module that carries the version, relative to the repository root. */
 export const VERSION_MODULE = "src/version.ts";
 
-/** What a build copies: everything `main.ts` reaches at run time, plus the config and lock. */
-export const STAGED_PATHS: readonly string[] = ["deno.json", "deno.lock", "main.ts", "src"];
+/**
+ * What a build copies: everything `main.ts` reaches at run time (the web app's built files
+ * are imported as bytes, D30), plus the config and lock.
+ */
+export const STAGED_PATHS: readonly string[] = [
+  "deno.json",
+  "deno.lock",
+  "main.ts",
+  "src",
+  "web/dist",
+];
 
 /** The version when git cannot describe the tree (no git, no repository, no commit). */
 export const UNKNOWN_VERSION = "unknown";

@@ -56,7 +56,7 @@ import { RoutineService } from "./automations/routines.ts";
 import type { Listener } from "./transport/listener.ts";
 import { DevicesStore } from "./store/devices_store.ts";
 import { Devices } from "./web/devices.ts";
-import { directoryAssets, WEB_DIST } from "./web/static_assets.ts";
+import { embeddedApp } from "./web/embedded_app.ts";
 import { webGate } from "./web/web_gate.ts";
 import { formatTcpAddress, listenTcp, type TcpAddress } from "./transport/tcp_loopback.ts";
 import {
@@ -534,7 +534,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     listeners.push(await local.listen(served, instanceHeader, log));
     if (options.tcp) {
       try {
-        const gated = webGate(served, { devices, assets: directoryAssets(WEB_DIST), log });
+        const gated = webGate(served, { devices, assets: embeddedApp(), log });
         listeners.push(listenTcp(options.tcp, gated, instanceHeader, log, config.web));
       } catch (error) {
         for (const listener of listeners) await listener.shutdown();

@@ -6,6 +6,7 @@ import type { SvcClient } from "../client/client.ts";
 import type { Removal } from "../worktrees/worktrees.ts";
 import type { DiffStatPage } from "../worktrees/worktree_diff.ts";
 import type { LandCheck, Landed } from "../worktrees/land_types.ts";
+import { checkText } from "../worktrees/check_text.ts";
 import type { WorktreeRecord } from "../worktrees/worktree_record.ts";
 import { act } from "./action.ts";
 import { CLIENT_OPTIONS, parseCommandArgs, requireId } from "./args.ts";
@@ -242,16 +243,6 @@ function startPager(io: Io): { write(text: string): Promise<void>; close(): Prom
       await child.status;
     },
   };
-}
-
-/** One line of the land check: clean, or the conflicting files. Pure. */
-export function checkText(check: LandCheck): string {
-  const onto = check.branch?.replace(/^refs\/heads\//, "") ?? "the detached HEAD";
-  if (check.clean) return `Lands cleanly on ${onto} (${check.headCommit.slice(0, 12)})`;
-  return `Conflicts with ${onto} (${
-    check.headCommit.slice(0, 12)
-  }) in ${check.conflicts.length} files: ` +
-    check.conflicts.join(", ");
 }
 
 /** `--stat`: one line per file, then the totals. Pure. */

@@ -5,7 +5,7 @@
  * ended meanwhile says so, and a daemon that is away says that.
  */
 import { terminalSafe } from "../cli/terminal_text.ts";
-import { checkText } from "../cli/worktrees.ts";
+import { checkText } from "../worktrees/check_text.ts";
 import type { LandCheck } from "../worktrees/land_types.ts";
 import type { RuleScope } from "../policy/approval_rules.ts";
 import type { UiClient } from "./sync.ts";

@@ -1,8 +1,7 @@
 /**
- * The web app's files (D30): one directory built from the repo (`web/dist/`,
- * beside the program, `--include`d into a compiled binary), served at `/`
- * with no CDN. Without a built app, `/` is a 404 that says so; nothing else
- * stands in for it.
+ * The web app's files (D30), built from the repo into `web/dist/` and
+ * embedded in svc (embedded_app.ts), served at `/` with no CDN. Without an
+ * app, `/` is a 404 that says so; nothing else stands in for it.
  */
 import { ServiceError } from "../errors.ts";
 
@@ -17,9 +16,6 @@ export interface StaticAssets {
   /** The file at a relative path (`index.html`, `assets/app.js`), or null. */
   read(path: string): Promise<Asset | null>;
 }
-
-/** The directory of the built app, next to the source tree (and the compiled binary's include). */
-export const WEB_DIST = new URL("../../web/dist/", import.meta.url);
 
 /** Paths the app's page answers itself (it reads the route from the fragment). */
 const PAGE_PATHS = new Set(["/", "/pair"]);
@@ -39,29 +35,14 @@ const TYPES: Record<string, string> = {
   txt: "text/plain; charset=utf-8",
 };
 
-/** The files under `root` (a directory URL), read once each and kept. */
-export function directoryAssets(root: URL): StaticAssets {
-  const cache = new Map<string, Promise<Asset | null>>();
-  return {
-    read(path) {
-      let found = cache.get(path);
-      if (found === undefined) {
-        found = Deno.readFile(new URL(path, root)).then(
-          (bytes) => ({ bytes, contentType: contentTypeOf(path) }),
-          (error) => {
-            if (
-              error instanceof Deno.errors.NotFound || error instanceof Deno.errors.IsADirectory
-            ) {
-              return null;
-            }
-            throw error;
-          },
-        );
-        cache.set(path, found);
-      }
-      return found;
-    },
-  };
+/** A fixed set of files, by relative path. */
+export function fileAssets(files: Record<string, Uint8Array<ArrayBuffer>>): StaticAssets {
+  const assets = new Map(
+    Object.entries(files).map((
+      [path, bytes],
+    ) => [path, { bytes, contentType: contentTypeOf(path) }]),
+  );
+  return { read: (path) => Promise.resolve(assets.get(path) ?? null) };
 }
 
 /**

@@ -276,8 +276,9 @@ Deno.test("a web.origins Host without a device gets only the app's files and the
   assert.equal(read.status, 401);
   assert.equal((read.body as { error: Json }).error.code, "not_paired");
   const page = await web.send("GET", "/", { host: "box.test" });
-  assert.equal(page.status, 404);
-  assert.equal((page.body as { error: Json }).error.code, "web_app_not_built");
+  assert.equal(page.status, 200);
+  assert.match(page.headers.get("content-type")!, /^text\/html/);
+  assert.match(page.headers.get("content-security-policy")!, /default-src 'self'/);
   assert.equal(page.headers.get("x-content-type-options"), "nosniff");
   const made = await web.t.client.post<Json>("/devices/pairing-codes", { scope: "read" });
   assert.deepEqual(made.body.urls, [

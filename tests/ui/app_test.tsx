@@ -303,7 +303,7 @@ Deno.test("svc ui session view: d pages the worktree's diff (D27), safe and colo
   );
   const frame = app.frame();
   assert.match(frame, /worktree diff of ses_01TREE/);
-  assert.match(frame, /Conflicts with main \(c{12}\) in 1 files: x/, "the land check (D34)");
+  assert.match(frame, /Conflicts with main \(c{12}\) in 1 file: x/, "the land check (D34)");
   assert.match(frame, /\+new \^\[\]0;pwned\^G/);
   // deno-lint-ignore no-control-regex
   assert.doesNotMatch(frame.replace(/\x1b\[[0-9;]*m/g, ""), /\x1b|\x07/);

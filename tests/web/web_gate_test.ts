@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { createHandler } from "../../src/api/app.ts";
 import { jsonResponse } from "../../src/api/json.ts";
 import type { Route } from "../../src/api/route.ts";
@@ -8,10 +7,9 @@ import { tcpPeer, UNIX_PEER } from "../../src/policy/peer.ts";
 import { openDatabase } from "../../src/store/db.ts";
 import { DevicesStore } from "../../src/store/devices_store.ts";
 import { Devices } from "../../src/web/devices.ts";
-import { directoryAssets } from "../../src/web/static_assets.ts";
+import { fileAssets } from "../../src/web/static_assets.ts";
 import { HTML_CSP, webGate } from "../../src/web/web_gate.ts";
 import { systemClock } from "../../src/clock.ts";
-import { removeTree, tempHome } from "../helpers/home.ts";
 
 const PEER = tcpPeer("127.0.0.1", 3000, {
   remote: "127.0.0.1",
@@ -29,11 +27,7 @@ const ROUTES: Route[] = [{
 }];
 
 async function gateOver(files: Record<string, string>) {
-  const dir = await tempHome();
-  for (const [path, text] of Object.entries(files)) {
-    await Deno.mkdir(join(dir, path, ".."), { recursive: true });
-    await Deno.writeTextFile(join(dir, path), text);
-  }
+  const encoder = new TextEncoder();
   const db = openDatabase(":memory:");
   const devices = new Devices({
     store: new DevicesStore(db),
@@ -42,7 +36,9 @@ async function gateOver(files: Record<string, string>) {
   });
   const gate = webGate(createHandler(ROUTES, { log: silentLogger }), {
     devices,
-    assets: directoryAssets(new URL(`file://${dir}/`)),
+    assets: fileAssets(
+      Object.fromEntries(Object.entries(files).map(([path, text]) => [path, encoder.encode(text)])),
+    ),
     log: silentLogger,
   });
   return {
@@ -57,7 +53,6 @@ async function gateOver(files: Record<string, string>) {
     gate,
     async [Symbol.asyncDispose]() {
       db.close();
-      await removeTree(dir);
     },
   };
 }

@@ -1,3 +1,4 @@
+import { checkText } from "../../src/worktrees/check_text.ts";
 import assert from "node:assert/strict";
 import { mergeCheck, parseMergeTreeFiles } from "../../src/worktrees/land_check.ts";
 import { git, gitRepository } from "../helpers/git.ts";
@@ -35,4 +36,21 @@ Deno.test("mergeCheck() names conflicts and files both sides changed, writing no
   } finally {
     await removeTree(repo);
   }
+});
+
+Deno.test("checkText() says clean or names the conflicting files, counted (D34)", () => {
+  const check = {
+    sessionId: "ses_1",
+    branch: "refs/heads/main",
+    headCommit: "c".repeat(40),
+    clean: true,
+    conflicts: [] as string[],
+    bothChanged: [] as string[],
+    verify: { configured: false },
+  };
+  assert.equal(checkText(check), `Lands cleanly on main (${"c".repeat(12)})`);
+  assert.equal(
+    checkText({ ...check, branch: null, clean: false, conflicts: ["a.txt"] }),
+    `Conflicts with the detached HEAD (${"c".repeat(12)}) in 1 file: a.txt`,
+  );
 });
