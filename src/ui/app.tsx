@@ -29,6 +29,7 @@ import {
 import type { UiStore } from "./store.ts";
 import type { UiSync } from "./sync.ts";
 import { type Measure, type TranscriptScroll, TranscriptWindow } from "./transcript_window.ts";
+import { uniquePrefixLength } from "./format.ts";
 import { ApprovalsView } from "./components/approvals_view.tsx";
 import { AttentionView } from "./components/attention_view.tsx";
 import { FleetView } from "./components/fleet_view.tsx";
@@ -45,7 +46,7 @@ import {
 } from "./request_panel.ts";
 import { inboxOrder, InboxView } from "./components/inbox_view.tsx";
 import { NewSessionView } from "./components/new_session_view.tsx";
-import { emptyForm, formKey, type FormState } from "./new_session_form.ts";
+import { emptyForm, formKey, type FormState, launchOf } from "./new_session_form.ts";
 import { RoutinesView } from "./components/routines_view.tsx";
 import { SessionView } from "./components/session_view.tsx";
 import { ColorContext } from "./components/theme.ts";
@@ -122,6 +123,7 @@ function Screen(props: AppProps) {
   );
   const attention = useMemo(() => attentionItems(snapshot, options), [snapshot, nowMs]);
   const inbox = useMemo(() => inboxOrder(snapshot.inbox), [snapshot.inbox]);
+  const idWidth = useMemo(() => uniquePrefixLength(snapshot.sessions.keys()), [snapshot.sessions]);
   const session = focused.sessionId === null
     ? null
     : snapshot.sessions.get(focused.sessionId) ?? null;
@@ -285,8 +287,8 @@ function Screen(props: AppProps) {
         else if (view === "session" || view === "new") setView("fleet");
         return;
       case "filter":
-        setFiltering(true);
-        return;
+        setFilter("");
+        return setFiltering(true);
       case "toggle-ended":
         setShowEnded((shown) => !shown);
         return;
@@ -388,15 +390,11 @@ function Screen(props: AppProps) {
   };
 
   const launch = () => {
-    const harness = snapshot.harnesses[form.harness % Math.max(1, snapshot.harnesses.length)];
-    if (!harness) return;
-    if (form.prompt.trim() === "") {
-      setMessage({ ok: false, message: "Type a prompt first" });
-      return;
-    }
+    const request = launchOf(form, snapshot.harnesses);
+    if ("problem" in request) return setMessage({ ok: false, message: request.problem });
     setLaunching(true);
     report(
-      actions.launch({ ...form, harness: harness.id }).finally(() => {
+      actions.launch(request).finally(() => {
         setLaunching(false);
       }).then((outcome) => {
         if (outcome.ok) setForm(emptyForm(form.projectRoot));
@@ -494,7 +492,7 @@ function Screen(props: AppProps) {
           : (
             <Body
               view={view}
-              {...{ rows, attention, inbox, snapshot, focused, session, state, request }}
+              {...{ rows, attention, inbox, snapshot, focused, session, state, request, idWidth }}
               {...{
                 reading,
                 history,
@@ -547,20 +545,21 @@ type BodyProps = {
   filter: string;
   filtering: boolean;
   selectedOf: (name: string) => number;
+  idWidth: number;
   height: number;
   width: number;
 };
 
 /** The current view. */
 function Body(props: BodyProps) {
-  const { height, nowMs } = props;
+  const { height, nowMs, idWidth } = props;
   switch (props.view) {
     case "fleet":
       return (
         <FleetView
           rows={props.rows}
           selected={props.selectedOf("fleet")}
-          {...{ height, nowMs, width: props.width }}
+          {...{ height, nowMs, idWidth, width: props.width }}
           showEnded={props.showEnded}
           filter={props.filter}
           filtering={props.filtering}
@@ -571,7 +570,7 @@ function Body(props: BodyProps) {
         <AttentionView
           items={props.attention}
           selected={props.selectedOf("attention")}
-          {...{ height, nowMs }}
+          {...{ height, nowMs, idWidth }}
         />
       );
     case "approvals":
@@ -581,7 +580,7 @@ function Body(props: BodyProps) {
           sessions={props.snapshot.sessions}
           selected={props.selectedOf("approvals")}
           request={props.request}
-          {...{ height, nowMs }}
+          {...{ height, nowMs, idWidth }}
         />
       );
     case "session":

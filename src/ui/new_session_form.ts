@@ -3,8 +3,10 @@
  * to it. Face-free: the terminal and a web face both hand it commands of the
  * one keymap, and typed text for the text fields.
  */
+import type { LaunchForm } from "./actions.ts";
 import { commandFor } from "./keymap.ts";
 import { edit } from "./key_input.ts";
+import type { HarnessChoice } from "./model.ts";
 
 /** The form's fields, in order. */
 export const FORM_FIELDS = ["harness", "projectRoot", "prompt", "model", "worktree"] as const;
@@ -75,4 +77,15 @@ export function formKey(
     default:
       return null;
   }
+}
+
+/** What Enter launches: the form with its harness's id, or why it cannot launch yet. */
+export function launchOf(
+  form: FormState,
+  harnesses: readonly HarnessChoice[],
+): LaunchForm | { problem: string } {
+  const harness = harnesses[form.harness % Math.max(1, harnesses.length)];
+  if (!harness) return { problem: "No harness to launch with" };
+  if (form.prompt.trim() === "") return { problem: "Type a prompt first" };
+  return { ...form, harness: harness.id };
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { emptyForm, formKey } from "../../src/ui/new_session_form.ts";
+import { emptyForm, formKey, launchOf } from "../../src/ui/new_session_form.ts";
 
 const PLAIN = { backspace: false, delete: false, ctrl: false, meta: false };
 const key = (name: string, text = "") => ({ name, text, key: PLAIN });
@@ -34,4 +34,14 @@ Deno.test("formKey(): Enter launches, Esc leaves, Ctrl-C quits", () => {
   assert.deepEqual(formKey(form, key("<return>"), 1), { do: "launch" });
   assert.deepEqual(formKey(form, key("<escape>"), 1), { do: "back" });
   assert.deepEqual(formKey(form, key("<ctrl-c>"), 1), { do: "quit" });
+});
+
+Deno.test("launchOf() names the chosen harness, or why Enter cannot launch", () => {
+  const harnesses = [{ id: "claude", label: "Claude Code" }, { id: "codex", label: "Codex" }];
+  const form = { ...emptyForm("/p"), harness: 1, prompt: "fix it" };
+  assert.deepEqual(launchOf(form, harnesses), { ...form, harness: "codex" });
+  assert.deepEqual(launchOf({ ...form, prompt: " " }, harnesses), {
+    problem: "Type a prompt first",
+  });
+  assert.deepEqual(launchOf(form, []), { problem: "No harness to launch with" });
 });
