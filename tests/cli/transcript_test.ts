@@ -198,7 +198,20 @@ Deno.test("createTranscript() renders each typed kind of a conversation", async 
     );
     assert.deepEqual(
       lines(transcript, "session.ended", { status: "killed", exitCode: null, signal: "SIGTERM" }),
-      ["! session killed · SIGTERM"],
+      ["· session killed · SIGTERM"],
+    );
+    // svc stop ends a session gracefully (issue 38 item 14): not red, the exit code explained.
+    assert.deepEqual(
+      lines(transcript, "session.ended", { status: "killed", exitCode: 143, signal: null }),
+      ["· session killed · exit 143 (SIGTERM)"],
+    );
+    assert.deepEqual(
+      lines(transcript, "session.resumed", {
+        agentSessionId: "fixture-session-1",
+        previousStatus: "killed",
+        resumes: 1,
+      }),
+      ["· conversation resumed · was killed · resume 1 · agent session fixture-session-1"],
     );
     assert.deepEqual(lines(transcript, "run.linked", { routineId: "nightly", runId: "run_1" }), [
       "· run run_1 of routine nightly",

@@ -5,7 +5,7 @@
  */
 import { Box, Text } from "ink";
 import { age, basename, fit, money, safeLine, STATE_STYLE, tokens } from "../format.ts";
-import { fleetColumns } from "../fleet_columns.ts";
+import { fleetColumns, fleetHeading } from "../fleet_layout.ts";
 import { type FleetRow, projectOf } from "../model.ts";
 import { Empty, windowOf } from "./cells.tsx";
 import { useTint } from "./theme.ts";
@@ -68,11 +68,7 @@ export function FleetView(
   return (
     <Box flexDirection="column">
       <Text dimColor wrap="truncate-end">
-        {props.filtering
-          ? `filter: ${props.filter}█  (Enter keeps it, Esc clears)`
-          : `${props.rows.length} sessions${
-            props.showEnded ? " (ended shown: a)" : " live (a: show ended)"
-          }${props.filter ? ` · filter "${props.filter}"` : ""}`}
+        {fleetHeading(props.rows.length, props)}
       </Text>
       <Text dimColor wrap="truncate-end">
         {` ${header.before}${fit("STATE", width.state)} ${header.after}`}

@@ -1,5 +1,6 @@
 /**
- * The fleet's columns at a terminal width (D25): fixed columns for the
+ * The fleet's layout (D25): the line above its table, and its columns at a
+ * terminal width: fixed columns for the
  * short facts, project and branch only from 110 columns, and on a wide
  * terminal the branch as long as the longest listed one needs (a worktree
  * branch is `svc/session/<id>`, 42 characters) while the title keeps at
@@ -21,6 +22,7 @@ export interface FleetColumns {
 }
 
 import stringWidth from "string-width";
+import { counted } from "../count_text.ts";
 
 /** The narrowest terminal that shows the project and branch columns. */
 export const WIDE_FLEET = 110;
@@ -45,4 +47,18 @@ export function fleetColumns(
   const rest = width - used;
   const branch = wide ? Math.max(BRANCH_MIN, Math.min(longest, Math.floor(rest / 2))) : 0;
   return { ...fixed, project, branch, title: Math.max(8, rest - branch) };
+}
+
+/**
+ * The line above the fleet's table: the filter being typed, else how many
+ * sessions are listed (`1 session live`), which, and the filter kept.
+ */
+export function fleetHeading(
+  listed: number,
+  shown: { showEnded: boolean; filter: string; filtering: boolean },
+): string {
+  if (shown.filtering) return `filter: ${shown.filter}█  (Enter keeps it, Esc clears)`;
+  const which = shown.showEnded ? " (ended shown: a)" : " live (a: show ended)";
+  const filter = shown.filter === "" ? "" : ` · filter "${shown.filter}"`;
+  return `${counted(listed, "session")}${which}${filter}`;
 }

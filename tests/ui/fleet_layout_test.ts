@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { fleetColumns, WIDE_FLEET } from "../../src/ui/fleet_columns.ts";
+import { fleetColumns, fleetHeading, WIDE_FLEET } from "../../src/ui/fleet_layout.ts";
 
 const BRANCH = "svc/session/ses_01M8GJFH0000000000000000AB";
 
@@ -28,4 +28,17 @@ Deno.test("fleetColumns() gives a short branch only what it needs", () => {
   const columns = fleetColumns(200, { idWidth: 13, branches: ["main"] });
   assert.equal(columns.branch, 16);
   assert.equal(total(columns) + 11, 200);
+});
+
+Deno.test("fleetHeading() counts in English: 1 session, 2 sessions (issue 38 item 14)", () => {
+  const shown = { showEnded: false, filter: "", filtering: false };
+  assert.equal(fleetHeading(1, shown), "1 session live (a: show ended)");
+  assert.equal(
+    fleetHeading(2, { ...shown, showEnded: true, filter: "proj" }),
+    '2 sessions (ended shown: a) · filter "proj"',
+  );
+  assert.equal(
+    fleetHeading(2, { ...shown, filter: "pr", filtering: true }),
+    "filter: pr█  (Enter keeps it, Esc clears)",
+  );
 });
