@@ -621,6 +621,7 @@ function Body(props: BodyProps) {
         <NewSessionView
           form={props.form}
           harnesses={props.snapshot.harnesses}
+          connection={props.snapshot.connection}
           busy={props.launching}
         />
       );

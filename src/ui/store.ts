@@ -136,7 +136,7 @@ export class UiStore {
     this.#set({ ...this.#snapshot, routines, inbox });
   }
 
-  /** Today's cost, read again after a session ended. */
+  /** Today's cost, read again after a session changed. */
   cost(todayCostUsd: number | null): void {
     this.#set({ ...this.#snapshot, todayCostUsd });
   }
