@@ -50,6 +50,8 @@ import { emptyForm, formKey, type FormState, launchOf } from "./new_session_form
 import { RoutinesView } from "./components/routines_view.tsx";
 import { SessionView } from "./components/session_view.tsx";
 import { ColorContext } from "./components/theme.ts";
+import { useNotice } from "./components/use_notice.ts";
+import { pagedScroll } from "./paged_scroll.ts";
 import { diffTone, type Paged, TextPager } from "./components/text_pager.tsx";
 
 /** What the app is given. */
@@ -106,7 +108,7 @@ function Screen(props: AppProps) {
   const [confirm, setConfirm] = useState<Confirm | null>(null);
   /** How far a request longer than its room has been read (`v`). */
   const [requestRead, setRequestRead] = useState<RequestReading>(null);
-  const [message, setMessage] = useState<Outcome | null>(null);
+  const { message, setMessage, dismiss } = useNotice(store, snapshot);
   const [form, setForm] = useState<FormState>(() => emptyForm(props.cwd));
   const [launching, setLaunching] = useState(false);
   const [reading, setReading] = useState<
@@ -208,6 +210,14 @@ function Screen(props: AppProps) {
     ) {
       return setHelp(helpShown.page + (command === "page-up" || command === "up" ? -1 : 1));
     }
+    // A diff or a result on screen scrolls with the moving keys.
+    const paged = view === "session" ? diff : view === "inbox" ? reading : null;
+    const to = paged && pagedScroll(paged.scroll, command, {
+      lines: paged.lines.length,
+      page: pageLines,
+    });
+    if (to !== null && diff && paged === diff) return setDiff({ ...diff, scroll: to });
+    if (to !== null && reading && paged === reading) return setReading({ ...reading, scroll: to });
     switch (command) {
       case "quit": {
         const live = [...snapshot.sessions.values()].filter((s) => s.status === "running");
@@ -243,38 +253,21 @@ function Screen(props: AppProps) {
         return;
       }
       case "up":
-      case "down": {
-        const by = command === "up" ? -1 : 1;
-        if (view === "session" && diff) setDiff({ ...diff, scroll: Math.max(0, diff.scroll + by) });
-        else if (view === "session") scrollBy(by);
-        else if (view === "inbox" && reading) {
-          setReading({ ...reading, scroll: Math.max(0, reading.scroll + by) });
-        } else move(view, by);
-        return;
-      }
+      case "down":
       case "page-up":
       case "page-down": {
-        const by = command === "page-up" ? -pageLines : pageLines;
-        if (view === "session" && diff) {
-          setDiff({
-            ...diff,
-            scroll: Math.max(0, Math.min(diff.lines.length - 1, diff.scroll + by)),
-          });
-        } else if (view === "session") scrollBy(by);
-        else if (view === "inbox" && reading) {
-          setReading({ ...reading, scroll: Math.max(0, reading.scroll + by) });
-        } else move(view, by);
+        const by = command === "up" ? -1 : command === "down" ? 1 : pageLines;
+        const signed = command === "page-up" ? -by : by;
+        if (view === "session") scrollBy(signed);
+        else move(view, signed);
         return;
       }
       case "top":
-        if (view === "session" && diff) setDiff({ ...diff, scroll: 0 });
-        else if (view === "session") setScroll(transcript.top(focused.lines, conversation));
+        if (view === "session") setScroll(transcript.top(focused.lines, conversation));
         else move(view, -Infinity);
         return;
       case "bottom":
-        if (view === "session" && diff) {
-          setDiff({ ...diff, scroll: Math.max(0, diff.lines.length - pageLines) });
-        } else if (view === "session") setScroll(null);
+        if (view === "session") setScroll(null);
         else move(view, Infinity);
         return;
       case "open":
@@ -357,7 +350,13 @@ function Screen(props: AppProps) {
         const entry = reading
           ? inbox.find((e) => e.runId === reading.runId)
           : inbox[index("inbox")];
-        if (entry) report(actions.markRead(entry.runId));
+        if (!entry) return;
+        report(
+          actions.markRead(entry.runId).then((outcome) => {
+            if (outcome.ok) store.inboxRead(entry.runId, new Date(nowMs).toISOString());
+            return outcome;
+          }),
+        );
       }
     }
   };
@@ -426,6 +425,7 @@ function Screen(props: AppProps) {
 
   const handleKey = (text: string, key: Key) => {
     const name = keyName(text, key);
+    dismiss(); // A key answers the footer's message and a restart banner; it may set a new one.
     if (confirm) {
       if (confirm.keys) {
         const choice = Object.hasOwn(confirm.keys, name) ? confirm.keys[name] : undefined;

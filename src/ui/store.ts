@@ -38,6 +38,9 @@ export interface SyncedLists {
  */
 export const NOTIFY_INTERVAL_MS = 250;
 
+/** The banner after a daemon restart (D25). */
+const RESTARTED = "The daemon restarted: everything was read again";
+
 export class UiStore {
   #snapshot: Snapshot = EMPTY_SNAPSHOT;
   readonly #listeners = new Set<() => void>();
@@ -82,7 +85,7 @@ export class UiStore {
     this.#newApprovals += lists.approvals.filter((a) => !known.has(approvalKey(a))).length;
     this.#set({
       connection: "connected",
-      banner: restarted ? "The daemon restarted: everything was read again" : null,
+      banner: restarted ? RESTARTED : null,
       daemon: lists.daemon,
       sessions,
       lastEventAt: new Map(),
@@ -93,6 +96,15 @@ export class UiStore {
       todayCostUsd: lists.todayCostUsd,
       unseen: new Set([...this.#snapshot.unseen].filter((id) => sessions.has(id))),
     }, { now: true });
+  }
+
+  /**
+   * The user has read the banner of a connected daemon (the restart): it
+   * goes. A disconnected daemon's banner stays until it answers again.
+   */
+  dismissBanner(): void {
+    if (this.#snapshot.banner === null || this.#snapshot.connection !== "connected") return;
+    this.#set({ ...this.#snapshot, banner: null }, { now: true });
   }
 
   /** The daemon cannot be reached (or the feed dropped): say so, keep what is known. */
@@ -134,6 +146,17 @@ export class UiStore {
   /** Routines and inbox, read again after an automation change or a run. */
   automations(routines: readonly RoutineOverview[], inbox: readonly InboxEntry[]): void {
     this.#set({ ...this.#snapshot, routines, inbox });
+  }
+
+  /**
+   * An inbox result the user marked read (`m`): the daemon's feed does not
+   * announce a read mark, so the row and the tab's count change here.
+   */
+  inboxRead(runId: string, readAt: string): void {
+    const inbox = this.#snapshot.inbox.map((entry) =>
+      entry.runId === runId && entry.readAt === null ? { ...entry, readAt } : entry
+    );
+    this.#set({ ...this.#snapshot, inbox }, { now: true });
   }
 
   /** Today's cost, read again after a session changed. */

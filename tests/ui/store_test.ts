@@ -86,3 +86,16 @@ Deno.test("UiStore publishes attention and ended states at once, routine updates
     assert.equal(published(), 2);
   });
 });
+
+Deno.test("UiStore.inboxRead() marks one result read at once (issue 38 item 12)", () => {
+  const store = new UiStore({ notifyIntervalMs: 60_000 });
+  store.synced(fleetLists());
+  let heard = 0;
+  store.subscribe(() => heard++);
+  store.inboxRead("run_01UNREAD000000000000000000", "2026-11-27T12:00:00.000Z");
+  assert.equal(heard, 1, "the views hear of it at once");
+  assert.deepEqual(
+    store.snapshot().inbox.map((entry) => entry.readAt !== null),
+    [true, true],
+  );
+});
