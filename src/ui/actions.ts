@@ -107,14 +107,27 @@ export class UiActions {
     return { ok: true, message: `Run started (${result?.status ?? "running"})` };
   }
 
-  /** Pauses or activates a routine: its whole definition with the new status. */
-  async setRoutineStatus(id: string, status: "ACTIVE" | "PAUSED"): Promise<Outcome> {
+  /**
+   * A routine's stored definition (`svc.automations.get`, without its
+   * timestamps): what activating it lets run unattended, shown before asking.
+   */
+  async routine(
+    id: string,
+  ): Promise<{ ok: true; definition: Record<string, unknown> } | Failed> {
     const got = await this.#post("/actions", { action: "svc.automations.get", id });
     if (got === null) return AWAY;
     const routine = (got.body as { result?: { routine?: Record<string, unknown> | null } }).result
       ?.routine;
     if (!got.ok || !routine) return fail(messageOf(got.body, `Routine "${id}" is gone`));
     const { createdAt: _c, updatedAt: _u, ...definition } = routine;
+    return { ok: true, definition };
+  }
+
+  /** Pauses or activates a routine: its whole definition with the new status. */
+  async setRoutineStatus(id: string, status: "ACTIVE" | "PAUSED"): Promise<Outcome> {
+    const got = await this.routine(id);
+    if (!got.ok) return got;
+    const { definition } = got;
     return this.#call(
       "/actions",
       { action: "svc.automations.update", definition: { ...definition, status } },
@@ -239,9 +252,12 @@ const ENDED: Partial<Record<number, string>> = {
   409: "That session is not live any more",
 };
 
-const AWAY: Outcome = { ok: false, message: "The daemon does not answer" };
+/** An outcome that did not happen: what the footer says. */
+type Failed = { readonly ok: false; readonly message: string };
 
-function fail(message: string): Outcome {
+const AWAY: Failed = { ok: false, message: "The daemon does not answer" };
+
+function fail(message: string): Failed {
   return { ok: false, message: terminalSafe(message) };
 }
 

@@ -218,6 +218,11 @@ function Screen(props: AppProps) {
     });
     if (to !== null && diff && paged === diff) return setDiff({ ...diff, scroll: to });
     if (to !== null && reading && paged === reading) return setReading({ ...reading, scroll: to });
+    if (command.startsWith("view-")) {
+      setView(command.slice("view-".length) as View);
+      setReading(null);
+      return setHistory(null);
+    }
     switch (command) {
       case "quit": {
         const live = [...snapshot.sessions.values()].filter((s) => s.status === "running");
@@ -231,16 +236,6 @@ function Screen(props: AppProps) {
         return;
       case "next-view":
         setView(VIEWS[(VIEWS.indexOf(view) + 1) % VIEWS.length]);
-        return;
-      case "view-fleet":
-      case "view-attention":
-      case "view-approvals":
-      case "view-session":
-      case "view-routines":
-      case "view-inbox":
-        setView(command.slice(5) as View);
-        setReading(null);
-        setHistory(null);
         return;
       case "new-session":
         setForm((current) => ({ ...current, field: "prompt" }));
@@ -343,7 +338,10 @@ function Screen(props: AppProps) {
       }
       case "pause-routine": {
         const routine = snapshot.routines[index("routines")];
-        if (routine) setConfirm(routineConfirm(routine, actions));
+        if (!routine) return;
+        void actions.routine(routine.id).then((got) =>
+          got.ok ? setConfirm(routineConfirm(routine, actions, got.definition)) : setMessage(got)
+        );
         return;
       }
       case "mark-read": {

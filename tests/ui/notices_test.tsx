@@ -40,3 +40,44 @@ Deno.test("svc ui: the footer's message and the restart banner go at the next ke
   assert.match(app.frame(), /No daemon answers/);
   app.unmount();
 });
+
+Deno.test("svc ui routines: activating shows the definition as the CLI does (issue 38 item 12)", async () => {
+  const definition = {
+    id: "weekly",
+    name: "Weekly cleanup",
+    status: "PAUSED",
+    runtime: "claude",
+    prompt: "tidy the repo\x1b[2J",
+    cwd: "/home/me/project",
+    schedule: { rrule: "FREQ=WEEKLY;BYDAY=MO;BYHOUR=3" },
+    isolation: "worktree",
+    approvals: "deny",
+  };
+  const app = renderApp(fleetLists(), {
+    answer: (call) =>
+      call.body.action === "svc.automations.get"
+        ? { status: 200, body: { result: { routine: { ...definition, createdAt: "x" } } } }
+        : { status: 200, body: {} },
+  });
+  await app.press("5", "j", "p");
+  const frame = app.frame();
+  assert.match(frame, /Activate routine weekly\?/);
+  for (
+    const line of [
+      /prompt: +tidy the repo\^\[\[2J/,
+      /cwd: +\/home\/me\/project/,
+      /schedule: +\{"rrule":"FREQ=WEEKLY;BYDAY=MO;BYHOUR=3"\}/,
+      /isolation: +worktree/,
+      /approvals: +deny/,
+    ]
+  ) {
+    assert.match(frame, line);
+  }
+  assert.doesNotMatch(frame, /createdAt/);
+  await app.press("y");
+  assert.deepEqual(app.calls.at(-1)?.body, {
+    action: "svc.automations.update",
+    definition: { ...definition, status: "ACTIVE" },
+  });
+  app.unmount();
+});
