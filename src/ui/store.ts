@@ -15,6 +15,7 @@ import {
   type Snapshot,
 } from "./model.ts";
 import { type Clock, systemClock } from "../clock.ts";
+import { type SeenState, unseenAfterRestart } from "./seen_state.ts";
 
 /** Everything a full sync reads from the list routes. */
 export interface SyncedLists {
@@ -50,10 +51,19 @@ export class UiStore {
   readonly #notifyIntervalMs: number;
   readonly #clock: Clock;
 
-  /** `notifyIntervalMs`: 0 tells views of every change at once (tests); `clock`: the throttle's. */
-  constructor(options: { notifyIntervalMs?: number; clock?: Clock } = {}) {
+  /** What the last run of the UI left unseen, applied at the first sync (then null). */
+  #restored: SeenState | null;
+
+  /**
+   * `notifyIntervalMs`: 0 tells views of every change at once (tests); `clock`: the throttle's;
+   * `restored`: what the last run left (seen_state.ts).
+   */
+  constructor(
+    options: { notifyIntervalMs?: number; clock?: Clock; restored?: SeenState | null } = {},
+  ) {
     this.#notifyIntervalMs = options.notifyIntervalMs ?? NOTIFY_INTERVAL_MS;
     this.#clock = options.clock ?? systemClock;
+    this.#restored = options.restored ?? null;
   }
   /** The session on screen: its finished turns and failures are seen as they happen. */
   #focused: string | null = null;
@@ -94,7 +104,7 @@ export class UiStore {
       inbox: lists.inbox,
       harnesses: lists.harnesses,
       todayCostUsd: lists.todayCostUsd,
-      unseen: new Set([...this.#snapshot.unseen].filter((id) => sessions.has(id))),
+      unseen: this.#unseenAt(sessions),
     }, { now: true });
   }
 
@@ -105,6 +115,17 @@ export class UiStore {
   dismissBanner(): void {
     if (this.#snapshot.banner === null || this.#snapshot.connection !== "connected") return;
     this.#set({ ...this.#snapshot, banner: null }, { now: true });
+  }
+
+  /** Who needs the user after a sync: those known unseen, and at the first one, the restored. */
+  #unseenAt(sessions: ReadonlyMap<string, SessionRecord>): Set<string> {
+    const unseen = new Set([...this.#snapshot.unseen].filter((id) => sessions.has(id)));
+    if (this.#restored !== null) {
+      for (const id of unseenAfterRestart(sessions.values(), this.#restored)) unseen.add(id);
+      this.#restored = null;
+    }
+    if (this.#focused !== null) unseen.delete(this.#focused);
+    return unseen;
   }
 
   /** The daemon cannot be reached (or the feed dropped): say so, keep what is known. */
