@@ -42,11 +42,9 @@ Deno.test("svc ui: the footer's message and the restart banner go at the next ke
 });
 
 Deno.test("svc ui routines: activating shows the definition as the CLI does (issue 38 item 12)", async () => {
+  const facts = { id: "weekly", name: "Weekly cleanup", status: "PAUSED", runtime: "claude" };
   const definition = {
-    id: "weekly",
-    name: "Weekly cleanup",
-    status: "PAUSED",
-    runtime: "claude",
+    ...facts,
     prompt: "tidy the repo\x1b[2J",
     cwd: "/home/me/project",
     schedule: { rrule: "FREQ=WEEKLY;BYDAY=MO;BYHOUR=3" },
