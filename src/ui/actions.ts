@@ -25,6 +25,19 @@ export interface LaunchForm {
   worktree: boolean;
 }
 
+/** How a land takes the work (D27). */
+export type LandMode = "squash" | "merge" | "rebase";
+
+/** `GET /sessions/{id}/worktree/check` (D34): how the work would land on the checkout's HEAD. */
+export interface LandCheck {
+  /** The checkout's branch (`refs/heads/main`), or null on a detached HEAD. */
+  branch: string | null;
+  clean: boolean;
+  conflicts: string[];
+  bothChanged: string[];
+  verify: { configured: boolean };
+}
+
 type Body = { error?: { code?: string; message?: string }; id?: string };
 
 interface RunLine {
@@ -202,6 +215,41 @@ export class UiActions {
       lines.push("", `… the diff goes on: svc worktrees diff ${sessionId}`);
     }
     return { ok: true, lines };
+  }
+
+  /** Whether the worktree's work lands cleanly on the checkout's HEAD (D34), nothing written. */
+  async landCheck(sessionId: string): Promise<{ ok: true; check: LandCheck } | Failed> {
+    let response;
+    try {
+      response = await this.#client.get<{ check?: LandCheck }>(
+        `/sessions/${enc(sessionId)}/worktree/check`,
+      );
+    } catch {
+      return AWAY;
+    }
+    const check = response.body.check;
+    if (!response.ok || !check) return fail(messageOf(response.body, "Cannot check the land"));
+    return { ok: true, check };
+  }
+
+  /** Lands the worktree's work on the checkout's branch (D27); a refusal says why. */
+  land(sessionId: string, mode: LandMode): Promise<Outcome> {
+    return this.#call(
+      `/sessions/${enc(sessionId)}/worktree/land`,
+      { mode },
+      `Landed (${mode})`,
+      {},
+    );
+  }
+
+  /** Removes the worktree and its branch (D27); `force` for work never landed. */
+  discard(sessionId: string, force: boolean): Promise<Outcome> {
+    return this.#call(
+      `/sessions/${enc(sessionId)}/worktree/discard`,
+      { force },
+      "Discarded the worktree and its branch",
+      {},
+    );
   }
 
   /** Launches a session from the form. */

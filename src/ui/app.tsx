@@ -52,6 +52,7 @@ import { SessionView } from "./components/session_view.tsx";
 import { ColorContext } from "./components/theme.ts";
 import { useNotice } from "./components/use_notice.ts";
 import { pagedScroll } from "./paged_scroll.ts";
+import { reviewStep } from "./worktree_review.ts";
 import { diffTone, type Paged, TextPager } from "./components/text_pager.tsx";
 
 /** What the app is given. */
@@ -318,17 +319,12 @@ function Screen(props: AppProps) {
         else setMessage({ ok: false, message: "Only an ended conversation resumes" });
         return;
       case "diff":
-        if (!session?.worktree) {
-          setMessage({ ok: false, message: "This session has no worktree" });
-          return;
-        }
-        void actions.diff(session.id).then((result) => {
-          if (!result.ok) return setMessage({ ok: false, message: result.lines[0] });
-          setDiff({
-            title: `worktree diff of ${session.id} · ↑/↓ PgUp/PgDn scroll · Esc back`,
-            lines: result.lines,
-            scroll: 0,
-          });
+      case "land":
+      case "discard":
+        void reviewStep(command, session, actions).then((step) => {
+          if ("pager" in step) setDiff({ ...step.pager, scroll: 0 });
+          else if ("confirm" in step) setConfirm(step.confirm);
+          else setMessage(step.message);
         });
         return;
       case "run-routine": {

@@ -58,6 +58,8 @@ export type Command =
   | "close"
   | "kill"
   | "diff"
+  | "land"
+  | "discard"
   | "resume"
   | "input"
   | "run-routine"
@@ -127,6 +129,13 @@ export const KEYMAP: readonly Binding[] = [
   { key: "x", command: "close", help: "close the conversation", views: ["session"] },
   { key: "K", command: "kill", help: "kill (asks first)", views: ["session"] },
   { key: "d", command: "diff", help: "the worktree's diff", views: ["session"] },
+  {
+    key: "L",
+    command: "land",
+    help: "land the work (checks first)",
+    views: ["session"],
+  },
+  { key: "D", command: "discard", help: "discard the worktree (asks)", views: ["session"] },
   { key: "r", command: "resume", help: "resume the conversation", views: ["session"] },
   { key: "r", command: "run-routine", help: "run the routine now", views: ["routines"] },
   { key: "p", command: "pause-routine", help: "pause or activate (asks)", views: ["routines"] },

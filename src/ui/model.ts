@@ -17,7 +17,9 @@ export interface SessionRecord {
   turns: number;
   usage: { inputTokens: number | null; outputTokens: number | null; costUsd: number | null } | null;
   /** An isolated session's worktree (D20): `repository` is the checkout it was made from. */
-  worktree: { path: string; branch: string; repository: string } | null;
+  worktree:
+    | { path: string; branch: string; repository: string; landedAt?: string | null }
+    | null;
   created_at: string;
   updated_at: string;
   ended_at: string | null;

@@ -157,6 +157,7 @@ export class UiSync {
     switch (kind) {
       case "session.created":
       case "session.updated":
+      case "land.landed": // Its worktree now records the land (D27): discard knows it.
         if (sessionId !== null) {
           this.#once(`session ${sessionId}`, () => this.#readSession(sessionId));
         }
