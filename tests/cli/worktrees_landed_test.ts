@@ -5,9 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { landedText } from "../../src/cli/worktrees.ts";
-import { waitForEnd } from "../helpers/daemon.ts";
 import { git, gitRepository } from "../helpers/git.ts";
 import { removeTree } from "../helpers/home.ts";
+import { isolatedSession } from "../helpers/isolated_session.ts";
 import { type CliDaemon, startCliDaemon } from "./cli_daemon.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -15,19 +15,11 @@ type Json = Record<string, any>;
 
 /** An ended isolated session with one committed change in its worktree. */
 async function workedSession(d: CliDaemon, repo: string): Promise<{ id: string; path: string }> {
-  const launch = await d.client.post<Json>("/sessions", {
-    projectRoot: repo,
-    harness: "fixture",
-    prompt: "exit 0",
-    isolation: "worktree",
-  });
-  assert.equal(launch.status, 201, JSON.stringify(launch.body));
-  await waitForEnd(d.client, launch.body.id);
-  const path = launch.body.worktree.path;
-  await Deno.writeTextFile(`${path}/work.txt`, `work of ${launch.body.id}\n`);
+  const { id, path } = await isolatedSession(d, repo);
+  await Deno.writeTextFile(`${path}/work.txt`, `work of ${id}\n`);
   await git(path, "add", "work.txt");
   await git(path, "commit", "-q", "-m", "agent: work");
-  return { id: launch.body.id, path };
+  return { id, path };
 }
 
 async function addRule(d: CliDaemon, scope: Json): Promise<string> {

@@ -12,61 +12,64 @@ import { isolatedSession } from "../helpers/isolated_session.ts";
 import { MAIN } from "../helpers/process.ts";
 import { shellQuote, TMUX_INSTALLED, tmuxPane } from "../helpers/tmux.ts";
 
+/** Lands and discards from the session view of a `columns`×`rows` pane. */
+async function landAndDiscard(columns: number, rows: number): Promise<void> {
+  const home = await tempHome();
+  const repo = await gitRepository();
+  const dir = await tempHome();
+  await using daemon = await startTestDaemon({
+    home,
+    configJson: { harnesses: fixtureHarnesses() },
+  });
+  const pane = tmuxPane(dir, "ui");
+  const fits = (screen: string) => {
+    for (const line of screen.split("\n")) assert.ok([...line].length <= columns, line);
+  };
+  try {
+    const { id, path } = await isolatedSession(daemon, repo);
+    await Deno.writeTextFile(`${path}/fix.txt`, "fixed\n");
+    const svc = [Deno.execPath(), "run", "--allow-all", MAIN, "ui", "--home", home]
+      .map(shellQuote).join(" ");
+    await pane.start(`env -u CI NO_COLOR=1 ${svc}; exec sleep 600`, {
+      cwd: repo,
+      columns,
+      rows,
+    });
+    await pane.waitFor(/a: show ended/);
+    await pane.keys(["a"], true);
+    await pane.waitFor(/completed/);
+    await pane.keys(["Enter"]);
+    await pane.waitFor(new RegExp(`${id} fixture`));
+    await pane.keys(["L"], true);
+    fits(await pane.waitFor(/it lands cleanly/));
+    await pane.keys(["s"], true);
+    await pane.waitFor(/Landed \(squash\)/);
+    assert.equal(await Deno.readTextFile(`${repo}/fix.txt`), "fixed\n");
+    assert.match(
+      await git(repo, "log", "-1", "--format=%s"),
+      /exit 0/,
+      "named after its title",
+    );
+    await pane.keys(["D"], true);
+    fits(await pane.waitFor(/its work was landed/));
+    await pane.keys(["y"], true);
+    await pane.waitFor(/Discarded the worktree and its branch/);
+    await assert.rejects(() => Deno.stat(path));
+    assert.equal((await git(repo, "branch", "--list", "svc/*")).trim(), "");
+  } finally {
+    await pane.kill();
+    await removeTree(dir);
+    await removeTree(repo);
+    await removeTree(home);
+  }
+}
+
 for (const [columns, rows] of [[80, 24], [200, 50]]) {
   Deno.test({
     name: `svc ui in tmux at ${columns}×${rows}: L lands an isolated session's work, D discards it`,
     ignore: !TMUX_INSTALLED,
     sanitizeOps: false,
     sanitizeResources: false,
-    async fn() {
-      const home = await tempHome();
-      const repo = await gitRepository();
-      const dir = await tempHome();
-      await using daemon = await startTestDaemon({
-        home,
-        configJson: { harnesses: fixtureHarnesses() },
-      });
-      const pane = tmuxPane(dir, "ui");
-      const fits = (screen: string) => {
-        for (const line of screen.split("\n")) assert.ok([...line].length <= columns, line);
-      };
-      try {
-        const { id, path } = await isolatedSession(daemon, repo);
-        await Deno.writeTextFile(`${path}/fix.txt`, "fixed\n");
-        const svc = [Deno.execPath(), "run", "--allow-all", MAIN, "ui", "--home", home]
-          .map(shellQuote).join(" ");
-        await pane.start(`env -u CI NO_COLOR=1 ${svc}; exec sleep 600`, {
-          cwd: repo,
-          columns,
-          rows,
-        });
-        await pane.waitFor(/a: show ended/);
-        await pane.keys(["a"], true);
-        await pane.waitFor(/completed/);
-        await pane.keys(["Enter"]);
-        await pane.waitFor(new RegExp(`${id} fixture`));
-        await pane.keys(["L"], true);
-        fits(await pane.waitFor(/it lands cleanly/));
-        await pane.keys(["s"], true);
-        await pane.waitFor(/Landed \(squash\)/);
-        assert.equal(await Deno.readTextFile(`${repo}/fix.txt`), "fixed\n");
-        assert.match(
-          await git(repo, "log", "-1", "--format=%s"),
-          /exit 0/,
-          "named after its title",
-        );
-        await pane.keys(["D"], true);
-        fits(await pane.waitFor(/its work was landed/));
-        await pane.keys(["y"], true);
-        await pane.waitFor(/Discarded the worktree and its branch/);
-        await assert.rejects(() => Deno.stat(path));
-        assert.equal((await git(repo, "branch", "--list", "svc/*")).trim(), "");
-      } finally {
-        await pane.kill();
-        await removeTree(dir);
-        await removeTree(repo);
-        await removeTree(home);
-      }
-    },
+    fn: () => landAndDiscard(columns, rows),
   });
 }
