@@ -318,6 +318,12 @@ function Screen(props: AppProps) {
         if (session && session.status !== "running") report(actions.resume(session.id));
         else setMessage({ ok: false, message: "Only an ended conversation resumes" });
         return;
+      case "tool-output": {
+        const stays = focus.toggleOutput(scroll);
+        return stays === false
+          ? setMessage({ ok: false, message: "No tool output above the bottom of the screen" })
+          : setScroll(stays);
+      }
       case "diff":
       case "land":
       case "discard":

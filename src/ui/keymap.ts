@@ -59,6 +59,7 @@ export type Command =
   | "kill"
   | "diff"
   | "land"
+  | "tool-output"
   | "discard"
   | "resume"
   | "input"
@@ -128,6 +129,7 @@ export const KEYMAP: readonly Binding[] = [
   },
   { key: "x", command: "close", help: "close the conversation", views: ["session"] },
   { key: "K", command: "kill", help: "kill (asks first)", views: ["session"] },
+  { key: "o", command: "tool-output", help: "a tool's whole output", views: ["session"] },
   { key: "d", command: "diff", help: "the worktree's diff", views: ["session"] },
   {
     key: "L",

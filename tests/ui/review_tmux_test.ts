@@ -9,32 +9,23 @@ import { fixtureHarnesses, startTestDaemon } from "../helpers/daemon.ts";
 import { git, gitRepository } from "../helpers/git.ts";
 import { removeTree, tempHome } from "../helpers/home.ts";
 import { isolatedSession } from "../helpers/isolated_session.ts";
-import { MAIN } from "../helpers/process.ts";
-import { shellQuote, TMUX_INSTALLED, tmuxPane } from "../helpers/tmux.ts";
+import { svcUiPane, testAtTerminalSizes } from "../helpers/tmux.ts";
 
 /** Lands and discards from the session view of a `columns`×`rows` pane. */
 async function landAndDiscard(columns: number, rows: number): Promise<void> {
   const home = await tempHome();
   const repo = await gitRepository();
-  const dir = await tempHome();
   await using daemon = await startTestDaemon({
     home,
     configJson: { harnesses: fixtureHarnesses() },
   });
-  const pane = tmuxPane(dir, "ui");
   const fits = (screen: string) => {
     for (const line of screen.split("\n")) assert.ok([...line].length <= columns, line);
   };
   try {
     const { id, path } = await isolatedSession(daemon, repo);
     await Deno.writeTextFile(`${path}/fix.txt`, "fixed\n");
-    const svc = [Deno.execPath(), "run", "--allow-all", MAIN, "ui", "--home", home]
-      .map(shellQuote).join(" ");
-    await pane.start(`env -u CI NO_COLOR=1 ${svc}; exec sleep 600`, {
-      cwd: repo,
-      columns,
-      rows,
-    });
+    await using pane = await svcUiPane(home, { cwd: repo, columns, rows });
     await pane.waitFor(/a: show ended/);
     await pane.keys(["a"], true);
     await pane.waitFor(/completed/);
@@ -57,19 +48,9 @@ async function landAndDiscard(columns: number, rows: number): Promise<void> {
     await assert.rejects(() => Deno.stat(path));
     assert.equal((await git(repo, "branch", "--list", "svc/*")).trim(), "");
   } finally {
-    await pane.kill();
-    await removeTree(dir);
     await removeTree(repo);
     await removeTree(home);
   }
 }
 
-for (const [columns, rows] of [[80, 24], [200, 50]]) {
-  Deno.test({
-    name: `svc ui in tmux at ${columns}×${rows}: L lands an isolated session's work, D discards it`,
-    ignore: !TMUX_INSTALLED,
-    sanitizeOps: false,
-    sanitizeResources: false,
-    fn: () => landAndDiscard(columns, rows),
-  });
-}
+testAtTerminalSizes("L lands an isolated session's work, D discards it", landAndDiscard);
