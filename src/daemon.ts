@@ -251,7 +251,15 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       eventLog,
       approvals,
     });
-    const worktrees = new Worktrees({ root: paths.worktrees, sessions, clock, log, processes });
+    const worktrees = new Worktrees({
+      root: paths.worktrees,
+      sessions,
+      clock,
+      log,
+      processes,
+      removed: (sessionId, record) =>
+        approvalRules.removeScopedTo({ sessionId, projectRoot: record.path }),
+    });
     const launcher = new Launcher({
       home: Deno.realPathSync(paths.root),
       harnesses: () => harnesses,

@@ -82,6 +82,28 @@ export class ApprovalRules {
     return rule;
   }
 
+  /**
+   * Removes the rules scoped to a session whose worktree is gone (issue 38
+   * item 10): those of `sessionId`, and those of its worktree as a project
+   * root (an isolated session's "this project" is its worktree). They could
+   * never match again, and a new worktree at that path is another session's.
+   * Returns how many went; a store that cannot be written is logged, not thrown.
+   */
+  removeScopedTo(scope: { sessionId: string; projectRoot: string }): number {
+    const root = resolve(scope.projectRoot);
+    const gone = this.list().filter((rule) =>
+      rule.sessionId === scope.sessionId || rule.projectRoot === root
+    );
+    try {
+      for (const rule of gone) this.#store.remove(rule.id);
+    } catch (error) {
+      this.#log?.error("Cannot remove the approval rules of a removed worktree", { error });
+    } finally {
+      this.#cache = null;
+    }
+    return gone.length;
+  }
+
   /** Removes a rule; 404 `approval_rule_not_found` when there is none with that id. */
   remove(id: string): { id: string; removed: true } {
     let removed: boolean;

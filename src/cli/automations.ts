@@ -25,6 +25,7 @@ import {
   TIME_OPTIONS,
   timeText,
 } from "./output.ts";
+import { alignedLines, keyValues } from "./key_values.ts";
 import { terminalSafe } from "./terminal_text.ts";
 import { resolveCliPath } from "./working_dir.ts";
 import { resolveRoutineId } from "./id_prefix.ts";
@@ -438,25 +439,3 @@ async function readDefinition(file: string, io: Io): Promise<unknown> {
 export { localTime };
 
 /** A stored routine as `key: value` lines; lists and objects as JSON. */
-function keyValues(routine: StoredRoutine): string {
-  return alignedLines(
-    Object.entries(routine).map(([key, value]) => [
-      key,
-      value === null || value === undefined
-        ? "-"
-        : typeof value === "object"
-        ? JSON.stringify(value)
-        : String(value),
-    ]),
-  );
-}
-
-/** `key: value` lines with the values aligned; continuation lines are indented. */
-function alignedLines(entries: Array<[string, string]>): string {
-  const width = Math.max(...entries.map(([key]) => key.length)) + 1;
-  return entries
-    .map(([key, value]) =>
-      `${`${key}:`.padEnd(width)} ${value.replaceAll("\n", `\n${" ".repeat(width + 1)}`)}`
-    )
-    .join("\n");
-}

@@ -108,14 +108,25 @@ export function createTranscript(options: TranscriptOptions): Transcript {
     "run.linked": (p) => note(`run ${str(p.runId) ?? "?"} of routine ${str(p.routineId) ?? "?"}`),
     "session.ended": (p) => {
       const status = str(p.status) ?? "ended";
+      const exitCode = num(p.exitCode);
+      const signal = exitCode === null ? null : SIGNAL_EXITS[exitCode];
       const text = joinParts([
         `session ${status}`,
-        num(p.exitCode) !== null && `exit ${p.exitCode}`,
+        exitCode !== null && `exit ${exitCode}${signal ? ` (${signal})` : ""}`,
         str(p.signal),
         str(p.error) && oneLine(p.error as string),
       ]);
-      return [line(status === "completed" ? style.dim(`· ${text}`) : style.bad(`! ${text}`))];
+      // A kill is asked for (K, svc stop, svc sessions kill): an end, not a failure.
+      const asked = status === "completed" || status === "killed";
+      return [line(asked ? style.dim(`· ${text}`) : style.bad(`! ${text}`))];
     },
+    "session.resumed": (p) =>
+      note(joinParts([
+        "conversation resumed",
+        str(p.previousStatus) && `was ${p.previousStatus}`,
+        num(p.resumes) !== null && `resume ${p.resumes}`,
+        str(p.agentSessionId) && `agent session ${p.agentSessionId}`,
+      ])),
     "agent.started": (p) =>
       note(joinParts([
         "agent started",
@@ -239,6 +250,14 @@ export function createTranscript(options: TranscriptOptions): Transcript {
     },
   };
 }
+
+/** The signal a shell-style exit code (128 + n) names: a stop's SIGTERM is not an error code. */
+const SIGNAL_EXITS: Partial<Record<number, string>> = {
+  129: "SIGHUP",
+  130: "SIGINT",
+  137: "SIGKILL",
+  143: "SIGTERM",
+};
 
 /** A raw session's output, as the session wrote it (D17): the terminal is the session's. */
 function rawOutput(payload: Payload): TranscriptPiece[] {

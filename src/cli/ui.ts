@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { loadConfig } from "../config/load.ts";
 import { homePaths } from "../config/home.ts";
 import { parseCommandArgs } from "./args.ts";
@@ -34,7 +35,8 @@ Needs a terminal; for a line per change that scripts can read, use svc watch.`,
       io.err("svc ui needs a terminal (try svc watch)");
       return EXIT.usage;
     }
-    const config = loadConfig(homePaths(resolveCliHome(values.home, io)).config);
+    const paths = homePaths(resolveCliHome(values.home, io));
+    const config = loadConfig(paths.config);
     const { client } = await connect(values.home, io);
     // React's development build costs the UI several times the CPU of its production one
     // (measured: most of a busy fleet's frames went to its dev-only bookkeeping).
@@ -47,6 +49,7 @@ Needs a terminal; for a line per change that scripts can read, use svc watch.`,
         color: !values["no-color"] && io.env("NO_COLOR") === undefined,
         stalledAfterMs: config.ui.stalledAfterSeconds * 1000,
         cwd: cliWorkingDirectory(io),
+        seenFile: join(paths.root, "ui-seen.json"),
       });
     } finally {
       client.close();

@@ -83,6 +83,12 @@ export function changesText(worktree: WorktreeRecord): string {
     (worktree.uncommittedFiles ? ` (${worktree.uncommittedFiles} uncommitted)` : "");
 }
 
+/** How a worktree's work was landed (D27): `squash 1a2b3c4`, or `-` while it was not. */
+export function landedText(worktree: WorktreeRecord): string {
+  if (!worktree.landedAt) return "-";
+  return `${worktree.landedMode ?? "landed"} ${(worktree.landedCommit ?? "").slice(0, 7)}`.trim();
+}
+
 async function list(args: string[], io: Io): Promise<number> {
   const { values } = parseCommandArgs(args, { ...CLIENT_OPTIONS, routine: { type: "string" } });
   return await withClient(values.home, io, async (client) => {
@@ -100,11 +106,12 @@ async function list(args: string[], io: Io): Promise<number> {
       ({ result }) => result.worktrees,
       ({ result }) =>
         result.worktrees.length === 0 ? "No worktrees" : table(
-          ["SESSION", "STATUS", "CHANGES", "BRANCH", "PATH"],
+          ["SESSION", "STATUS", "CHANGES", "LANDED", "BRANCH", "PATH"],
           result.worktrees.map((entry) => [
             entry.sessionId,
             entry.status,
             changesText(entry.worktree),
+            landedText(entry.worktree),
             entry.worktree.branch,
             entry.worktree.path,
           ]),
@@ -132,7 +139,7 @@ async function prune(args: string[], io: Io): Promise<number> {
           ? `Removed ${removal.path}` +
             (removal.branchDeleted
               ? ` and branch ${removal.branch}`
-              : ` (branch ${removal.branch} kept: it has commits)`)
+              : ` (branch ${removal.branch} kept: it has commits not landed)`)
           : `Kept ${removal.path}: ${removal.reason}`
       ).join("\n");
     });

@@ -6,7 +6,9 @@
  */
 import { terminalSafe } from "../cli/terminal_text.ts";
 import { checkText } from "../worktrees/check_text.ts";
-import type { LandCheck } from "../worktrees/land_types.ts";
+import type { LandCheck, LandMode } from "../worktrees/land_types.ts";
+
+export type { LandCheck, LandMode };
 import type { RuleScope } from "../policy/approval_rules.ts";
 import type { UiClient } from "./sync.ts";
 
@@ -109,14 +111,27 @@ export class UiActions {
     return { ok: true, message: `Run started (${result?.status ?? "running"})` };
   }
 
-  /** Pauses or activates a routine: its whole definition with the new status. */
-  async setRoutineStatus(id: string, status: "ACTIVE" | "PAUSED"): Promise<Outcome> {
+  /**
+   * A routine's stored definition (`svc.automations.get`, without its
+   * timestamps): what activating it lets run unattended, shown before asking.
+   */
+  async routine(
+    id: string,
+  ): Promise<{ ok: true; definition: Record<string, unknown> } | Failed> {
     const got = await this.#post("/actions", { action: "svc.automations.get", id });
     if (got === null) return AWAY;
     const routine = (got.body as { result?: { routine?: Record<string, unknown> | null } }).result
       ?.routine;
     if (!got.ok || !routine) return fail(messageOf(got.body, `Routine "${id}" is gone`));
     const { createdAt: _c, updatedAt: _u, ...definition } = routine;
+    return { ok: true, definition };
+  }
+
+  /** Pauses or activates a routine: its whole definition with the new status. */
+  async setRoutineStatus(id: string, status: "ACTIVE" | "PAUSED"): Promise<Outcome> {
+    const got = await this.routine(id);
+    if (!got.ok) return got;
+    const { definition } = got;
     return this.#call(
       "/actions",
       { action: "svc.automations.update", definition: { ...definition, status } },
@@ -198,6 +213,41 @@ export class UiActions {
     return { ok: true, lines };
   }
 
+  /** Whether the worktree's work lands cleanly on the checkout's HEAD (D34), nothing written. */
+  async landCheck(sessionId: string): Promise<{ ok: true; check: LandCheck } | Failed> {
+    let response;
+    try {
+      response = await this.#client.get<{ check?: LandCheck }>(
+        `/sessions/${enc(sessionId)}/worktree/check`,
+      );
+    } catch {
+      return AWAY;
+    }
+    const check = response.body.check;
+    if (!response.ok || !check) return fail(messageOf(response.body, "Cannot check the land"));
+    return { ok: true, check };
+  }
+
+  /** Lands the worktree's work on the checkout's branch (D27); a refusal says why. */
+  land(sessionId: string, mode: LandMode): Promise<Outcome> {
+    return this.#call(
+      `/sessions/${enc(sessionId)}/worktree/land`,
+      { mode },
+      `Landed (${mode})`,
+      {},
+    );
+  }
+
+  /** Removes the worktree and its branch (D27); `force` for work never landed. */
+  discard(sessionId: string, force: boolean): Promise<Outcome> {
+    return this.#call(
+      `/sessions/${enc(sessionId)}/worktree/discard`,
+      { force },
+      "Discarded the worktree and its branch",
+      {},
+    );
+  }
+
   /** Launches a session from the form. */
   async launch(form: LaunchForm): Promise<Outcome> {
     const response = await this.#post("/sessions", {
@@ -246,9 +296,12 @@ const ENDED: Partial<Record<number, string>> = {
   409: "That session is not live any more",
 };
 
-const AWAY: Outcome = { ok: false, message: "The daemon does not answer" };
+/** An outcome that did not happen: what the footer says. */
+type Failed = { readonly ok: false; readonly message: string };
 
-function fail(message: string): Outcome {
+const AWAY: Failed = { ok: false, message: "The daemon does not answer" };
+
+function fail(message: string): Failed {
   return { ok: false, message: terminalSafe(message) };
 }
 

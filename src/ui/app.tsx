@@ -29,6 +29,7 @@ import {
 import type { UiStore } from "./store.ts";
 import type { UiSync } from "./sync.ts";
 import { type Measure, type TranscriptScroll, TranscriptWindow } from "./transcript_window.ts";
+import { uniquePrefixLength } from "./format.ts";
 import { ApprovalsView } from "./components/approvals_view.tsx";
 import { AttentionView } from "./components/attention_view.tsx";
 import { FleetView } from "./components/fleet_view.tsx";
@@ -45,12 +46,15 @@ import {
 } from "./request_panel.ts";
 import { inboxOrder, InboxView } from "./components/inbox_view.tsx";
 import { NewSessionView } from "./components/new_session_view.tsx";
-import { emptyForm, formKey, type FormState } from "./new_session_form.ts";
+import { emptyForm, formKey, type FormState, launchOf } from "./new_session_form.ts";
 import { RoutinesView } from "./components/routines_view.tsx";
 import { LandView } from "./components/land_view.tsx";
 import { type LandRow, landRows } from "./land_queue_view.ts";
 import { SessionView } from "./components/session_view.tsx";
 import { ColorContext } from "./components/theme.ts";
+import { useNotice } from "./components/use_notice.ts";
+import { pagedScroll } from "./paged_scroll.ts";
+import { reviewStep } from "./worktree_review.ts";
 import { diffTone, type Paged, TextPager } from "./components/text_pager.tsx";
 
 /** What the app is given. */
@@ -107,7 +111,7 @@ function Screen(props: AppProps) {
   const [confirm, setConfirm] = useState<Confirm | null>(null);
   /** How far a request longer than its room has been read (`v`). */
   const [requestRead, setRequestRead] = useState<RequestReading>(null);
-  const [message, setMessage] = useState<Outcome | null>(null);
+  const { message, setMessage, dismiss } = useNotice(store, snapshot);
   const [form, setForm] = useState<FormState>(() => emptyForm(props.cwd));
   const [launching, setLaunching] = useState(false);
   const [reading, setReading] = useState<
@@ -128,6 +132,7 @@ function Screen(props: AppProps) {
     () => landRows(snapshot.landQueue, snapshot.sessions),
     [snapshot.landQueue, snapshot.sessions],
   );
+  const idWidth = useMemo(() => uniquePrefixLength(snapshot.sessions.keys()), [snapshot.sessions]);
   const session = focused.sessionId === null
     ? null
     : snapshot.sessions.get(focused.sessionId) ?? null;
@@ -213,6 +218,19 @@ function Screen(props: AppProps) {
     ) {
       return setHelp(helpShown.page + (command === "page-up" || command === "up" ? -1 : 1));
     }
+    // A diff or a result on screen scrolls with the moving keys.
+    const paged = view === "session" ? diff : view === "inbox" ? reading : null;
+    const to = paged && pagedScroll(paged.scroll, command, {
+      lines: paged.lines.length,
+      page: pageLines,
+    });
+    if (to !== null && diff && paged === diff) return setDiff({ ...diff, scroll: to });
+    if (to !== null && reading && paged === reading) return setReading({ ...reading, scroll: to });
+    if (command.startsWith("view-")) {
+      setView(command.slice("view-".length) as View);
+      setReading(null);
+      return setHistory(null);
+    }
     switch (command) {
       case "quit": {
         const live = [...snapshot.sessions.values()].filter((s) => s.status === "running");
@@ -227,17 +245,6 @@ function Screen(props: AppProps) {
       case "next-view":
         setView(VIEWS[(VIEWS.indexOf(view) + 1) % VIEWS.length]);
         return;
-      case "view-fleet":
-      case "view-attention":
-      case "view-approvals":
-      case "view-session":
-      case "view-routines":
-      case "view-inbox":
-      case "view-land":
-        setView(command.slice(5) as View);
-        setReading(null);
-        setHistory(null);
-        return;
       case "new-session":
         setForm((current) => ({ ...current, field: "prompt" }));
         setView("new");
@@ -249,38 +256,21 @@ function Screen(props: AppProps) {
         return;
       }
       case "up":
-      case "down": {
-        const by = command === "up" ? -1 : 1;
-        if (view === "session" && diff) setDiff({ ...diff, scroll: Math.max(0, diff.scroll + by) });
-        else if (view === "session") scrollBy(by);
-        else if (view === "inbox" && reading) {
-          setReading({ ...reading, scroll: Math.max(0, reading.scroll + by) });
-        } else move(view, by);
-        return;
-      }
+      case "down":
       case "page-up":
       case "page-down": {
-        const by = command === "page-up" ? -pageLines : pageLines;
-        if (view === "session" && diff) {
-          setDiff({
-            ...diff,
-            scroll: Math.max(0, Math.min(diff.lines.length - 1, diff.scroll + by)),
-          });
-        } else if (view === "session") scrollBy(by);
-        else if (view === "inbox" && reading) {
-          setReading({ ...reading, scroll: Math.max(0, reading.scroll + by) });
-        } else move(view, by);
+        const by = command === "up" ? -1 : command === "down" ? 1 : pageLines;
+        const signed = command === "page-up" ? -by : by;
+        if (view === "session") scrollBy(signed);
+        else move(view, signed);
         return;
       }
       case "top":
-        if (view === "session" && diff) setDiff({ ...diff, scroll: 0 });
-        else if (view === "session") setScroll(transcript.top(focused.lines, conversation));
+        if (view === "session") setScroll(transcript.top(focused.lines, conversation));
         else move(view, -Infinity);
         return;
       case "bottom":
-        if (view === "session" && diff) {
-          setDiff({ ...diff, scroll: Math.max(0, diff.lines.length - pageLines) });
-        } else if (view === "session") setScroll(null);
+        if (view === "session") setScroll(null);
         else move(view, Infinity);
         return;
       case "open":
@@ -293,8 +283,8 @@ function Screen(props: AppProps) {
         else if (view === "session" || view === "new") setView("fleet");
         return;
       case "filter":
-        setFiltering(true);
-        return;
+        setFilter("");
+        return setFiltering(true);
       case "toggle-ended":
         setShowEnded((shown) => !shown);
         return;
@@ -335,18 +325,19 @@ function Screen(props: AppProps) {
         if (session && session.status !== "running") report(actions.resume(session.id));
         else setMessage({ ok: false, message: "Only an ended conversation resumes" });
         return;
+      case "tool-output": {
+        const stays = focus.toggleOutput(scroll);
+        return stays === false
+          ? setMessage({ ok: false, message: "No tool output above the bottom of the screen" })
+          : setScroll(stays);
+      }
       case "diff":
-        if (!session?.worktree) {
-          setMessage({ ok: false, message: "This session has no worktree" });
-          return;
-        }
-        void actions.diff(session.id).then((result) => {
-          if (!result.ok) return setMessage({ ok: false, message: result.lines[0] });
-          setDiff({
-            title: `worktree diff of ${session.id} · ↑/↓ PgUp/PgDn scroll · Esc back`,
-            lines: result.lines,
-            scroll: 0,
-          });
+      case "land":
+      case "discard":
+        void reviewStep(command, session, actions).then((step) => {
+          if ("pager" in step) setDiff({ ...step.pager, scroll: 0 });
+          else if ("confirm" in step) setConfirm(step.confirm);
+          else setMessage(step.message);
         });
         return;
       case "run-routine": {
@@ -356,14 +347,23 @@ function Screen(props: AppProps) {
       }
       case "pause-routine": {
         const routine = snapshot.routines[index("routines")];
-        if (routine) setConfirm(routineConfirm(routine, actions));
+        if (!routine) return;
+        void actions.routine(routine.id).then((got) =>
+          got.ok ? setConfirm(routineConfirm(routine, actions, got.definition)) : setMessage(got)
+        );
         return;
       }
       case "mark-read": {
         const entry = reading
           ? inbox.find((e) => e.runId === reading.runId)
           : inbox[index("inbox")];
-        if (entry) report(actions.markRead(entry.runId));
+        if (!entry) return;
+        report(
+          actions.markRead(entry.runId).then((outcome) => {
+            if (outcome.ok) store.inboxRead(entry.runId, new Date(nowMs).toISOString());
+            return outcome;
+          }),
+        );
       }
     }
   };
@@ -398,15 +398,11 @@ function Screen(props: AppProps) {
   };
 
   const launch = () => {
-    const harness = snapshot.harnesses[form.harness % Math.max(1, snapshot.harnesses.length)];
-    if (!harness) return;
-    if (form.prompt.trim() === "") {
-      setMessage({ ok: false, message: "Type a prompt first" });
-      return;
-    }
+    const request = launchOf(form, snapshot.harnesses);
+    if ("problem" in request) return setMessage({ ok: false, message: request.problem });
     setLaunching(true);
     report(
-      actions.launch({ ...form, harness: harness.id }).finally(() => {
+      actions.launch(request).finally(() => {
         setLaunching(false);
       }).then((outcome) => {
         if (outcome.ok) setForm(emptyForm(form.projectRoot));
@@ -438,6 +434,7 @@ function Screen(props: AppProps) {
 
   const handleKey = (text: string, key: Key) => {
     const name = keyName(text, key);
+    dismiss(); // A key answers the footer's message and a restart banner; it may set a new one.
     if (confirm) {
       if (confirm.keys) {
         const choice = Object.hasOwn(confirm.keys, name) ? confirm.keys[name] : undefined;
@@ -504,7 +501,18 @@ function Screen(props: AppProps) {
           : (
             <Body
               view={view}
-              {...{ rows, attention, inbox, land, snapshot, focused, session, state, request }}
+              {...{
+                rows,
+                attention,
+                inbox,
+                land,
+                snapshot,
+                focused,
+                session,
+                state,
+                request,
+                idWidth,
+              }}
               {...{
                 reading,
                 history,
@@ -558,20 +566,21 @@ type BodyProps = {
   filter: string;
   filtering: boolean;
   selectedOf: (name: string) => number;
+  idWidth: number;
   height: number;
   width: number;
 };
 
 /** The current view. */
 function Body(props: BodyProps) {
-  const { height, nowMs } = props;
+  const { height, nowMs, idWidth } = props;
   switch (props.view) {
     case "fleet":
       return (
         <FleetView
           rows={props.rows}
           selected={props.selectedOf("fleet")}
-          {...{ height, nowMs, width: props.width }}
+          {...{ height, nowMs, idWidth, width: props.width }}
           showEnded={props.showEnded}
           filter={props.filter}
           filtering={props.filtering}
@@ -582,7 +591,7 @@ function Body(props: BodyProps) {
         <AttentionView
           items={props.attention}
           selected={props.selectedOf("attention")}
-          {...{ height, nowMs }}
+          {...{ height, nowMs, idWidth }}
         />
       );
     case "approvals":
@@ -592,7 +601,7 @@ function Body(props: BodyProps) {
           sessions={props.snapshot.sessions}
           selected={props.selectedOf("approvals")}
           request={props.request}
-          {...{ height, nowMs }}
+          {...{ height, nowMs, idWidth }}
         />
       );
     case "session":
@@ -635,6 +644,7 @@ function Body(props: BodyProps) {
         <NewSessionView
           form={props.form}
           harnesses={props.snapshot.harnesses}
+          connection={props.snapshot.connection}
           busy={props.launching}
         />
       );

@@ -5,6 +5,7 @@
  */
 import { alwaysChoices, type RuleScope } from "../policy/approval_rules.ts";
 import type { Outcome, UiActions } from "./actions.ts";
+import { keyValues } from "../cli/key_values.ts";
 import { safeLine } from "./format.ts";
 import type { PendingApproval, RoutineOverview, SessionRecord } from "./model.ts";
 
@@ -39,15 +40,29 @@ export function killConfirm(session: SessionRecord, actions: UiActions): Confirm
   };
 }
 
-/** Pausing or activating a routine shows what it is first. */
-export function routineConfirm(routine: RoutineOverview, actions: UiActions): Confirm {
+/**
+ * Pausing or activating a routine shows what it is first: its stored
+ * `definition` (prompt, cwd, schedule, isolation, approvals…) as
+ * `svc automations activate` prints it (issue 38 item 12), else the facts
+ * of the overview.
+ */
+export function routineConfirm(
+  routine: RoutineOverview,
+  actions: UiActions,
+  definition?: Readonly<Record<string, unknown>>,
+): Confirm {
   const activate = routine.status !== "ACTIVE";
-  return {
-    lines: [
-      `${activate ? "Activate" : "Pause"} routine ${safeLine(routine.id)}?`,
+  const facts = definition
+    ? keyValues(definition).split("\n").map((line) => `  ${safeLine(line)}`)
+    : [
       `  name     ${safeLine(routine.name)}`,
       `  runtime  ${safeLine(routine.runtime)}`,
       `  next due ${routine.nextDueAt ?? "-"}`,
+    ];
+  return {
+    lines: [
+      `${activate ? "Activate" : "Pause"} routine ${safeLine(routine.id)}?`,
+      ...facts,
       "y confirms, n cancels",
     ],
     run: () => actions.setRoutineStatus(routine.id, activate ? "ACTIVE" : "PAUSED"),

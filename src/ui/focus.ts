@@ -7,6 +7,8 @@
  */
 import { AGENT, createTranscript, type Transcript, YOU } from "../cli/transcript.ts";
 import { terminalSafe } from "../cli/terminal_text.ts";
+import { EXPAND_HINT, outputDetail, toggleOutput } from "./tool_output.ts";
+import type { TranscriptScroll } from "./transcript_window.ts";
 
 /** How a line is coloured. */
 export type Tone = "you" | "agent" | "bad" | "dim" | "plain";
@@ -15,6 +17,8 @@ export type Tone = "you" | "agent" | "bad" | "dim" | "plain";
 export interface FocusLine {
   readonly text: string;
   readonly tone: Tone;
+  /** A tool call's summary: its whole output, which `o` shows under it (tool_output.ts). */
+  readonly detail?: readonly FocusLine[];
 }
 
 /** What the session view shows. */
@@ -64,8 +68,11 @@ export class FocusStore {
     const added: FocusLine[] = [];
     let open = this.#snapshot.partial;
     for (const record of records) {
+      const detail = record.kind === "agent.tool" ? toolDetail(record.payload_json) : undefined;
       for (const piece of this.#transcript.render(record)) {
-        if (piece.type === "line") {
+        if (piece.type === "line" && detail !== undefined && piece.text.startsWith(OUTPUT_MARK)) {
+          added.push({ text: piece.text + EXPAND_HINT, tone: "dim", detail });
+        } else if (piece.type === "line") {
           added.push({ text: piece.text, tone: toneOf(piece.text) });
         } else if (piece.type === "output") {
           added.push(...this.#rawLines(piece.data));
@@ -83,6 +90,18 @@ export class FocusStore {
       lines: lines.length > MAX_FOCUS_LINES ? lines.slice(-MAX_FOCUS_LINES) : lines,
       partial: open,
     });
+  }
+
+  /**
+   * `o` (issue 38 item 2): the output of the tool call nearest above the
+   * window's bottom shown whole, or folded again. Returns where the window
+   * stays, or false when there is no output to show.
+   */
+  toggleOutput(scroll: TranscriptScroll): TranscriptScroll | false {
+    const toggled = toggleOutput(this.#snapshot.lines, scroll);
+    if (toggled === null) return false;
+    this.#set({ ...this.#snapshot, lines: toggled.lines });
+    return toggled.scroll;
   }
 
   /** The stream ended: the session is over and every event was rendered. */
@@ -110,6 +129,18 @@ export class FocusStore {
   #set(snapshot: FocusSnapshot): void {
     this.#snapshot = snapshot;
     for (const listener of this.#listeners) listener();
+  }
+}
+
+/** How the transcript starts a tool's output summary (`    → first line`). */
+const OUTPUT_MARK = "    → ";
+
+/** The whole output of an `agent.tool` record, when its summary does not show all of it. */
+function toolDetail(payloadJson: string): readonly FocusLine[] | undefined {
+  try {
+    return outputDetail(JSON.parse(payloadJson)?.output);
+  } catch {
+    return undefined;
   }
 }
 

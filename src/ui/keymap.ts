@@ -61,6 +61,9 @@ export type Command =
   | "close"
   | "kill"
   | "diff"
+  | "land"
+  | "tool-output"
+  | "discard"
   | "resume"
   | "input"
   | "run-routine"
@@ -130,7 +133,15 @@ export const KEYMAP: readonly Binding[] = [
   },
   { key: "x", command: "close", help: "close the conversation", views: ["session"] },
   { key: "K", command: "kill", help: "kill (asks first)", views: ["session"] },
+  { key: "o", command: "tool-output", help: "a tool's whole output", views: ["session"] },
   { key: "d", command: "diff", help: "the worktree's diff", views: ["session"] },
+  {
+    key: "L",
+    command: "land",
+    help: "land the work (checks first)",
+    views: ["session"],
+  },
+  { key: "D", command: "discard", help: "discard the worktree (asks)", views: ["session"] },
   { key: "r", command: "resume", help: "resume the conversation", views: ["session"] },
   { key: "r", command: "run-routine", help: "run the routine now", views: ["routines"] },
   { key: "p", command: "pause-routine", help: "pause or activate (asks)", views: ["routines"] },

@@ -16,7 +16,10 @@ export interface SessionRecord {
   protocol: string;
   turns: number;
   usage: { inputTokens: number | null; outputTokens: number | null; costUsd: number | null } | null;
-  worktree: { path: string; branch: string } | null;
+  /** An isolated session's worktree (D20): `repository` is the checkout it was made from. */
+  worktree:
+    | { path: string; branch: string; repository: string; landedAt?: string | null }
+    | null;
   created_at: string;
   updated_at: string;
   ended_at: string | null;
@@ -166,10 +169,18 @@ function matches(session: SessionRecord, needle: string): boolean {
     session.id,
     session.harness,
     session.title,
-    session.project_root,
+    projectOf(session),
     session.worktree?.branch,
   ]
     .some((field) => field?.toLowerCase().includes(needle));
+}
+
+/**
+ * The project a session works on: its repository for an isolated session,
+ * whose own project root is its worktree (a folder named after the session).
+ */
+export function projectOf(session: SessionRecord): string {
+  return session.worktree?.repository ?? session.project_root;
 }
 
 /** When a session's log last grew, as the snapshot knows it. */

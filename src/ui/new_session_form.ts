@@ -3,8 +3,10 @@
  * to it. Face-free: the terminal and a web face both hand it commands of the
  * one keymap, and typed text for the text fields.
  */
+import type { LaunchForm } from "./actions.ts";
 import { commandFor } from "./keymap.ts";
 import { edit } from "./key_input.ts";
+import type { HarnessChoice, Snapshot } from "./model.ts";
 
 /** The form's fields, in order. */
 export const FORM_FIELDS = ["harness", "projectRoot", "prompt", "model", "worktree"] as const;
@@ -65,7 +67,7 @@ export function formKey(
     }
     case "previous-harness":
     case "next-harness": {
-      if (form.field !== "harness") return null;
+      // From any field: the text fields have no cursor to move (issue 38 item 12).
       const count = Math.max(1, harnesses);
       const by = name === "<left>" ? count - 1 : 1;
       return { form: { ...form, harness: (form.harness + by) % count } };
@@ -75,4 +77,29 @@ export function formKey(
     default:
       return null;
   }
+}
+
+/** What Enter launches: the form with its harness's id, or why it cannot launch yet. */
+export function launchOf(
+  form: FormState,
+  harnesses: readonly HarnessChoice[],
+): LaunchForm | { problem: string } {
+  const harness = harnesses[form.harness % Math.max(1, harnesses.length)];
+  if (!harness) return { problem: "No harness to launch with" };
+  if (form.prompt.trim() === "") return { problem: "Type a prompt first" };
+  return { ...form, harness: harness.id };
+}
+
+/**
+ * Why the form cannot be filled in, or null: the harnesses come from the
+ * daemon, so without one the form says that, not that none is enabled.
+ */
+export function formUnavailable(
+  harnesses: readonly HarnessChoice[],
+  connection: Snapshot["connection"],
+): string | null {
+  if (harnesses.length > 0) return null;
+  return connection === "connected"
+    ? "No harness is enabled: see svc capabilities. Esc goes back."
+    : "No daemon answers, and the harnesses come from it: start one with svc serve. Esc goes back.";
 }

@@ -11,6 +11,7 @@ import { App } from "./app.tsx";
 import { FocusStore } from "./focus.ts";
 import { UiStore } from "./store.ts";
 import { UiSync } from "./sync.ts";
+import { parseSeenState, seenStateText } from "./seen_state.ts";
 
 /** Leaves the alternate screen and shows the cursor: written again after a crash. */
 const RESTORE = "\x1b[?1049l\x1b[?25h";
@@ -24,6 +25,8 @@ export interface UiOptions {
   color: boolean;
   stalledAfterMs: number;
   cwd: string;
+  /** Where the sessions that still need the user are kept between runs (seen_state.ts). */
+  seenFile: string;
 }
 
 /** Shows the UI until the user quits or a signal ends it; returns the exit code. */
@@ -34,7 +37,19 @@ export async function runUi(options: UiOptions): Promise<number> {
       Deno.stdout.writeSync(encoder.encode(text));
     } catch { /* the terminal is gone */ }
   };
-  const store = new UiStore();
+  const store = new UiStore({ restored: parseSeenState(readText(options.seenFile)) });
+  // Who still needs the user is kept as it changes, and at the end with the time of the end.
+  const keepSeen = () =>
+    writeText(
+      options.seenFile,
+      seenStateText(store.snapshot().unseen, new Date().toISOString()),
+    );
+  let unseen = store.snapshot().unseen;
+  store.subscribe(() => {
+    if (store.snapshot().unseen === unseen) return;
+    unseen = store.snapshot().unseen;
+    keepSeen();
+  });
   const focus = new FocusStore();
   const sync = new UiSync({ client: options.client, store, focus });
   const actions = new UiActions(options.client);
@@ -84,7 +99,24 @@ export async function runUi(options: UiOptions): Promise<number> {
       Deno.stdin.setRaw(false);
     } catch { /* not a terminal any more */ }
     write(RESTORE + POP_TITLE);
+    if (store.snapshot().connection === "connected") keepSeen();
     // The loop ends on the abort; a read that does not notice it yet is not waited for long.
     await Promise.race([following.catch(() => {}), new Promise((r) => setTimeout(r, 300))]);
   }
+}
+
+/** A file's text, or null when it cannot be read (a first run). */
+function readText(path: string): string | null {
+  try {
+    return Deno.readTextFileSync(path);
+  } catch {
+    return null;
+  }
+}
+
+/** Writes a small file whole; a failure costs only what the next start restores. */
+function writeText(path: string, text: string): void {
+  try {
+    Deno.writeTextFileSync(path, text, { mode: 0o600 });
+  } catch { /* the home is gone or read-only */ }
 }

@@ -16,6 +16,7 @@ import {
 } from "./model.ts";
 import { type Clock, systemClock } from "../clock.ts";
 import type { LandQueueItem } from "./land_queue_view.ts";
+import { type SeenState, unseenAfterRestart } from "./seen_state.ts";
 
 /** Everything a full sync reads from the list routes. */
 export interface SyncedLists {
@@ -39,6 +40,9 @@ export interface SyncedLists {
  */
 export const NOTIFY_INTERVAL_MS = 250;
 
+/** The banner after a daemon restart (D25). */
+const RESTARTED = "The daemon restarted: everything was read again";
+
 export class UiStore {
   #snapshot: Snapshot = EMPTY_SNAPSHOT;
   readonly #listeners = new Set<() => void>();
@@ -48,10 +52,19 @@ export class UiStore {
   readonly #notifyIntervalMs: number;
   readonly #clock: Clock;
 
-  /** `notifyIntervalMs`: 0 tells views of every change at once (tests); `clock`: the throttle's. */
-  constructor(options: { notifyIntervalMs?: number; clock?: Clock } = {}) {
+  /** What the last run of the UI left unseen, applied at the first sync (then null). */
+  #restored: SeenState | null;
+
+  /**
+   * `notifyIntervalMs`: 0 tells views of every change at once (tests); `clock`: the throttle's;
+   * `restored`: what the last run left (seen_state.ts).
+   */
+  constructor(
+    options: { notifyIntervalMs?: number; clock?: Clock; restored?: SeenState | null } = {},
+  ) {
     this.#notifyIntervalMs = options.notifyIntervalMs ?? NOTIFY_INTERVAL_MS;
     this.#clock = options.clock ?? systemClock;
+    this.#restored = options.restored ?? null;
   }
   /** The session on screen: its finished turns and failures are seen as they happen. */
   #focused: string | null = null;
@@ -83,7 +96,7 @@ export class UiStore {
     this.#newApprovals += lists.approvals.filter((a) => !known.has(approvalKey(a))).length;
     this.#set({
       connection: "connected",
-      banner: restarted ? "The daemon restarted: everything was read again" : null,
+      banner: restarted ? RESTARTED : null,
       daemon: lists.daemon,
       sessions,
       lastEventAt: new Map(),
@@ -93,8 +106,28 @@ export class UiStore {
       harnesses: lists.harnesses,
       todayCostUsd: lists.todayCostUsd,
       landQueue: this.#snapshot.landQueue,
-      unseen: new Set([...this.#snapshot.unseen].filter((id) => sessions.has(id))),
+      unseen: this.#unseenAt(sessions),
     }, { now: true });
+  }
+
+  /**
+   * The user has read the banner of a connected daemon (the restart): it
+   * goes. A disconnected daemon's banner stays until it answers again.
+   */
+  dismissBanner(): void {
+    if (this.#snapshot.banner === null || this.#snapshot.connection !== "connected") return;
+    this.#set({ ...this.#snapshot, banner: null }, { now: true });
+  }
+
+  /** Who needs the user after a sync: those known unseen, and at the first one, the restored. */
+  #unseenAt(sessions: ReadonlyMap<string, SessionRecord>): Set<string> {
+    const unseen = new Set([...this.#snapshot.unseen].filter((id) => sessions.has(id)));
+    if (this.#restored !== null) {
+      for (const id of unseenAfterRestart(sessions.values(), this.#restored)) unseen.add(id);
+      this.#restored = null;
+    }
+    if (this.#focused !== null) unseen.delete(this.#focused);
+    return unseen;
   }
 
   /** The daemon cannot be reached (or the feed dropped): say so, keep what is known. */
@@ -138,7 +171,18 @@ export class UiStore {
     this.#set({ ...this.#snapshot, routines, inbox });
   }
 
-  /** Today's cost, read again after a session ended. */
+  /**
+   * An inbox result the user marked read (`m`): the daemon's feed does not
+   * announce a read mark, so the row and the tab's count change here.
+   */
+  inboxRead(runId: string, readAt: string): void {
+    const inbox = this.#snapshot.inbox.map((entry) =>
+      entry.runId === runId && entry.readAt === null ? { ...entry, readAt } : entry
+    );
+    this.#set({ ...this.#snapshot, inbox }, { now: true });
+  }
+
+  /** Today's cost, read again after a session changed. */
   cost(todayCostUsd: number | null): void {
     this.#set({ ...this.#snapshot, todayCostUsd });
   }

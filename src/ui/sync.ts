@@ -160,17 +160,17 @@ export class UiSync {
   }
 
   #notice(kind: string, data: Record<string, unknown>): void {
-    if (isLandNotice(kind)) return void this.#readLandQueue();
+    if (isLandNotice(kind)) void this.#readLandQueue();
     const sessionId = typeof data.sessionId === "string" ? data.sessionId : null;
     switch (kind) {
       case "session.created":
       case "session.updated":
+      case "land.landed": // Its worktree now records the land (D27): discard knows it.
         if (sessionId !== null) {
           this.#once(`session ${sessionId}`, () => this.#readSession(sessionId));
         }
-        if (kind === "session.updated" && data.status !== "running") {
-          this.#once("cost", () => this.#readCost());
-        }
+        // A live session's turn adds to today's cost too, not only its end (issue 38 item 12).
+        if (kind === "session.updated") this.#once("cost", () => this.#readCost());
         return;
       case "session.progress":
         if (sessionId !== null && typeof data.at === "string") {
@@ -300,9 +300,13 @@ function enabledHarnesses(records: readonly CapabilityRecord[]): HarnessChoice[]
     }));
 }
 
-function awayReason(error: unknown): string {
+/**
+ * The banner while no daemon answers: the advice first, the error after it,
+ * so a cut at 80 columns loses only the error (issue 38 item 12).
+ */
+export function awayReason(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  return `No daemon answers (${message}); retrying. Start one with: svc serve`;
+  return `No daemon answers; retrying. Start one with: svc serve (${message})`;
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

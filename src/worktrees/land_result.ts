@@ -30,6 +30,8 @@ export async function commitIdentity(options: GitOptions): Promise<Record<string
 /** What a land takes: the worktree's work on top of the checkout's `target`. */
 export interface LandInput {
   sessionId: string;
+  /** The session's title: the subject of a squash commit (issue 38 item 14). */
+  title: string;
   record: WorktreeRecord;
   /** The commit of all the worktree's work (its uncommitted work committed). */
   work: string;
@@ -136,13 +138,23 @@ export async function rebasedResult(input: LandInput, scratch: string): Promise<
   }
 }
 
-/** A squash commit's message: the branch, then the subjects it squashes. */
-async function squashMessage({ record, work, options }: LandInput): Promise<string> {
+/**
+ * A squash commit's message: the session's title (its first line, cut at 72
+ * characters; the branch when it has none), the branch it came from, then
+ * the subjects it squashes.
+ */
+async function squashMessage({ title, record, work, options }: LandInput): Promise<string> {
   const subjects = await gitOk(
     ["log", "--reverse", "--format=* %s", `${record.baseCommit}..${work}`],
     options(record.repository),
   );
-  return `Land ${record.branch}\n\n${subjects.trim()}\n`;
+  const subject = [...(title.split("\n").find((line) => line.trim() !== "")?.trim() ?? "")];
+  const head = subject.length === 0
+    ? `Land ${record.branch}`
+    : subject.length <= 72
+    ? subject.join("")
+    : `${subject.slice(0, 71).join("")}…`;
+  return `${head}\n\nLanded from ${record.branch} by svc.\n\n${subjects.trim()}\n`;
 }
 
 async function rev(revision: string, options: GitOptions): Promise<string> {

@@ -334,6 +334,7 @@ export class WorktreeReview {
     // 3. The result, computed without touching the checkout.
     const input = {
       sessionId: row.id,
+      title: row.title,
       record,
       work,
       target,

@@ -53,6 +53,7 @@ export class Worktrees {
   readonly #clock: Clock;
   readonly #log: Logger;
   readonly #processes: OwnedProcesses | undefined;
+  readonly #removed: (sessionId: string, record: WorktreeRecord) => void;
 
   constructor(options: {
     root: string;
@@ -61,12 +62,15 @@ export class Worktrees {
     log: Logger;
     /** Tracks every git process, so a stopping daemon ends them (issue 28 item 15). */
     processes?: OwnedProcesses;
+    /** Told of every worktree removed (its approval rules go with it, issue 38 item 10). */
+    removed?: (sessionId: string, record: WorktreeRecord) => void;
   }) {
     this.#root = options.root;
     this.#sessions = options.sessions;
     this.#clock = options.clock;
     this.#log = options.log;
     this.#processes = options.processes;
+    this.#removed = options.removed ?? (() => {});
   }
 
   /**
@@ -161,7 +165,7 @@ export class Worktrees {
    */
   async discard(id: string, record: WorktreeRecord): Promise<void> {
     await this.#removeWorktree(record);
-    await this.#deleteBranchIfEmpty(record);
+    await this.#deleteBranchIfDone(record);
     await this.settle(id);
     if (this.#sessions.get(id)) this.#store(id, { ...record, removedAt: this.#now() });
   }
@@ -283,8 +287,9 @@ export class Worktrees {
       if (kept !== null) return { ...removal, removed: false, branchDeleted: false, reason: kept };
     }
     await this.#removeWorktree(record);
-    const branchDeleted = await this.#deleteBranchIfEmpty(record);
+    const branchDeleted = await this.#deleteBranchIfDone(record);
     this.#store(sessionId, { ...record, removedAt: this.#now() });
+    this.#removed(sessionId, record);
     return { ...removal, removed: true, branchDeleted };
   }
 
@@ -325,7 +330,7 @@ export class Worktrees {
         if (!this.#sessions.get(id)) {
           const marker = JSON.parse(await Deno.readTextFile(this.#markerPath(id))) as PendingMarker;
           await this.#removeWorktree({ ...marker, path: join(this.#root, id) });
-          await this.#deleteBranchIfEmpty(marker);
+          await this.#deleteBranchIfDone(marker);
           recovered++;
         }
         await this.settle(id);
@@ -367,13 +372,23 @@ export class Worktrees {
     await this.#git(["worktree", "prune"], { cwd: record.repository }).catch(() => null);
   }
 
-  async #deleteBranchIfEmpty(record: PendingMarker): Promise<boolean> {
+  /**
+   * Deletes the branch when nothing on it would be lost: it has no commit
+   * beyond base, or its work was landed (D27) and it has not moved since
+   * (issue 38 item 10: prune kept every landed branch).
+   */
+  async #deleteBranchIfDone(
+    record: PendingMarker & Partial<Pick<WorktreeRecord, "landedAt" | "headCommit">>,
+  ): Promise<boolean> {
     const options = { cwd: record.repository };
-    const ahead = await this.#git(
-      ["rev-list", "--count", `${record.baseCommit}..refs/heads/${record.branch}`],
-      options,
-    ).catch(() => null);
-    if (ahead?.code !== 0 || ahead.stdout.trim() !== "0") return false;
+    const ref = `refs/heads/${record.branch}`;
+    const [ahead, tip] = await Promise.all([
+      this.#git(["rev-list", "--count", `${record.baseCommit}..${ref}`], options).catch(() => null),
+      this.#git(["rev-parse", "--verify", "--quiet", ref], options).catch(() => null),
+    ]);
+    const landed = Boolean(record.landedAt) && tip?.code === 0 &&
+      tip.stdout.trim() === record.headCommit;
+    if (!landed && (ahead?.code !== 0 || ahead.stdout.trim() !== "0")) return false;
     const deleted = await this.#git(["branch", "-D", record.branch], options).catch(() => null);
     return deleted?.code === 0;
   }

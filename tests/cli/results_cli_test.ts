@@ -66,7 +66,7 @@ Deno.test("svc inbox lists, shows and reads results; svc worktrees lists and pru
     assert.match(
       worktrees.stdout,
       new RegExp(
-        `${run.sessionId}\\s+completed\\s+1 file \\+1 -1 \\(1 uncommitted\\)\\s+svc/edit/${run.runId}`,
+        `${run.sessionId}\\s+completed\\s+1 file \\+1 -1 \\(1 uncommitted\\)\\s+-\\s+svc/edit/${run.runId}`,
       ),
     );
     const gentle = await d.svc(["worktrees", "prune"]);

@@ -198,12 +198,32 @@ Deno.test("createTranscript() renders each typed kind of a conversation", async 
     );
     assert.deepEqual(
       lines(transcript, "session.ended", { status: "killed", exitCode: null, signal: "SIGTERM" }),
-      ["! session killed · SIGTERM"],
+      ["· session killed · SIGTERM"],
     );
     assert.deepEqual(lines(transcript, "run.linked", { routineId: "nightly", runId: "run_1" }), [
       "· run run_1 of routine nightly",
     ]);
     assert.deepEqual(lines(transcript, "future.kind", { a: 1 }), ['· future.kind {"a":1}']);
+  });
+
+  await t.step("a stop's end and the resume seam read as lines (issue 38 item 14)", () => {
+    const seam = { agentSessionId: "a-1", previousStatus: "killed", resumes: 1 };
+    const cases: Array<[string, unknown, string]> = [
+      // svc stop ends a session gracefully: not red, the exit code explained.
+      [
+        "session.ended",
+        { status: "killed", exitCode: 143, signal: null },
+        "· session killed · exit 143 (SIGTERM)",
+      ],
+      [
+        "session.resumed",
+        seam,
+        "· conversation resumed · was killed · resume 1 · agent session a-1",
+      ],
+    ];
+    for (const [kind, payload, line] of cases) {
+      assert.deepEqual(lines(plain(), kind, payload), [line]);
+    }
   });
 });
 

@@ -6,7 +6,7 @@ type AnyJson = Record<string, any>;
 
 /** An ended isolated session of the fixture harness in `repo`: its id and worktree path (D20). */
 export async function isolatedSession(
-  t: TestDaemon,
+  t: Pick<TestDaemon, "client">,
   repo: string,
 ): Promise<{ id: string; path: string }> {
   const launch = await t.client.post<AnyJson>("/sessions", {

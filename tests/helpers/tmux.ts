@@ -4,6 +4,7 @@
  * and ask tmux about the terminal's state. `TMUX_INSTALLED` says whether the
  * tests that need it can run (they are skipped, loudly, without it).
  */
+import { removeTree, tempHome } from "./home.ts";
 import { MAIN } from "./process.ts";
 
 async function hasTmux(): Promise<boolean> {
@@ -101,4 +102,44 @@ export function tmuxPane(dir: string, name: string) {
     },
     kill: () => run("kill-server").catch(() => ""),
   };
+}
+
+/**
+ * Registers `fn` as one test per terminal size the issues ask for (80×24 and
+ * 200×50), named `svc ui in tmux at C×R: what`; ignored without tmux.
+ */
+export function testAtTerminalSizes(
+  what: string,
+  fn: (columns: number, rows: number) => Promise<void>,
+): void {
+  for (const [columns, rows] of [[80, 24], [200, 50]]) {
+    Deno.test({
+      name: `svc ui in tmux at ${columns}×${rows}: ${what}`,
+      ignore: !TMUX_INSTALLED,
+      sanitizeOps: false,
+      sanitizeResources: false,
+      fn: () => fn(columns, rows),
+    });
+  }
+}
+
+/**
+ * `svc ui --home HOME` in a new `columns`×`rows` pane (CI unset, NO_COLOR
+ * set, so the screen reads plainly); disposing it kills the pane.
+ */
+export async function svcUiPane(
+  home: string,
+  size: { cwd: string; columns: number; rows: number },
+) {
+  const dir = await tempHome();
+  const pane = tmuxPane(dir, "ui");
+  const svc = [Deno.execPath(), "run", "--allow-all", MAIN, "ui", "--home", home]
+    .map(shellQuote).join(" ");
+  await pane.start(`env -u CI NO_COLOR=1 ${svc}; exec sleep 600`, size);
+  return Object.assign(pane, {
+    async [Symbol.asyncDispose]() {
+      await pane.kill();
+      await removeTree(dir);
+    },
+  });
 }

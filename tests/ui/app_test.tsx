@@ -259,7 +259,7 @@ Deno.test("svc ui session view: d pages the worktree's diff (D27), safe and colo
   lists.sessions = [
     session({
       id: "ses_01TREE00000000000000000000",
-      worktree: { path: "/w/tree", branch: "svc/session/x" },
+      worktree: { path: "/w/tree", branch: "svc/session/x", repository: "/home/me/project" },
     }),
     session({
       id: "ses_01PLAIN0000000000000000000",

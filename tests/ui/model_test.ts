@@ -7,6 +7,7 @@ import {
   nextAttention,
   nextRoutineDue,
   pendingSession,
+  projectOf,
 } from "../../src/ui/model.ts";
 import { UiStore } from "../../src/ui/store.ts";
 import { fleetLists, iso, NOW, routine, session } from "./fixtures.ts";
@@ -52,6 +53,30 @@ Deno.test("fleetRows() puts live sessions first, then the newest event; filter m
   const moved = fleetRows(store.snapshot(), options);
   assert.equal(moved[0].session.id, "ses_01STALLED00000000000000000");
   assert.equal(moved[0].state, "working");
+});
+
+Deno.test("projectOf() is an isolated session's repository; / finds it by that (issue 38 item 11)", () => {
+  const isolated = session({
+    id: "ses_01TREE00000000000000000000",
+    project_root: "/home/me/.svc/worktrees/ses_01TREE00000000000000000000",
+    worktree: {
+      path: "/home/me/.svc/worktrees/ses_01TREE00000000000000000000",
+      branch: "svc/session/ses_01TREE00000000000000000000",
+      repository: "/home/me/proj",
+    },
+  });
+  assert.equal(projectOf(isolated), "/home/me/proj");
+  assert.equal(projectOf(session({ id: "s", project_root: "/home/me/other" })), "/home/me/other");
+  const store = new UiStore({ notifyIntervalMs: 0 });
+  store.synced({
+    ...fleetLists(),
+    sessions: [isolated, session({ id: "ses_01PLAIN", project_root: "/home/me/other" })],
+  });
+  const options = { nowMs: NOW, stalledAfterMs: STALLED, showEnded: true, filter: "proj" };
+  assert.deepEqual(
+    fleetRows(store.snapshot(), options).map((row) => row.session.id),
+    ["ses_01TREE00000000000000000000"],
+  );
 });
 
 Deno.test("attentionItems() orders approval, failed/stalled, finished turns; nextAttention wraps", () => {

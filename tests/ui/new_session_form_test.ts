@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { emptyForm, formKey } from "../../src/ui/new_session_form.ts";
+import { emptyForm, formKey, formUnavailable, launchOf } from "../../src/ui/new_session_form.ts";
 
 const PLAIN = { backspace: false, delete: false, ctrl: false, meta: false };
 const key = (name: string, text = "") => ({ name, text, key: PLAIN });
@@ -21,7 +21,9 @@ Deno.test("formKey() moves between fields, picks the harness, toggles the worktr
   const onHarness = { ...form, field: "harness" as const };
   assert.deepEqual(formKey(onHarness, key("<left>"), 3), { form: { ...onHarness, harness: 2 } });
   assert.deepEqual(formKey(onHarness, key("<right>"), 3), { form: { ...onHarness, harness: 1 } });
-  assert.equal(formKey(form, key("<right>"), 3), null, "arrows sideways only on the harness");
+  // The form opens on the prompt: ←/→ choose the harness from there too (issue 38 item 12).
+  assert.deepEqual(formKey(form, key("<right>"), 3), { form: { ...form, harness: 1 } });
+  assert.deepEqual(formKey(form, key("<left>"), 3), { form: { ...form, harness: 2 } });
   const onWorktree = { ...form, field: "worktree" as const };
   assert.deepEqual(formKey(onWorktree, key(" ", " "), 2), {
     form: { ...onWorktree, worktree: true },
@@ -34,4 +36,20 @@ Deno.test("formKey(): Enter launches, Esc leaves, Ctrl-C quits", () => {
   assert.deepEqual(formKey(form, key("<return>"), 1), { do: "launch" });
   assert.deepEqual(formKey(form, key("<escape>"), 1), { do: "back" });
   assert.deepEqual(formKey(form, key("<ctrl-c>"), 1), { do: "quit" });
+});
+
+Deno.test("launchOf() names the chosen harness, or why Enter cannot launch", () => {
+  const harnesses = [{ id: "claude", label: "Claude Code" }, { id: "codex", label: "Codex" }];
+  const form = { ...emptyForm("/p"), harness: 1, prompt: "fix it" };
+  assert.deepEqual(launchOf(form, harnesses), { ...form, harness: "codex" });
+  assert.deepEqual(launchOf({ ...form, prompt: " " }, harnesses), {
+    problem: "Type a prompt first",
+  });
+  assert.deepEqual(launchOf(form, []), { problem: "No harness to launch with" });
+});
+
+Deno.test("formUnavailable() blames the daemon, not the harnesses, when none answers (issue 38 item 12)", () => {
+  assert.match(formUnavailable([], "disconnected") ?? "", /^No daemon answers.*svc serve/);
+  assert.match(formUnavailable([], "connected") ?? "", /^No harness is enabled/);
+  assert.equal(formUnavailable([{ id: "claude", label: "Claude" }], "disconnected"), null);
 });

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { UiStore } from "../../src/ui/store.ts";
 import { FakeClock } from "../fakes/clock.ts";
-import { approval, fleetLists, NOW, session } from "./fixtures.ts";
+import { approval, fleetLists, iso, NOW, session } from "./fixtures.ts";
 
 function throttledStore() {
   const clock = new FakeClock(NOW);
@@ -85,4 +85,34 @@ Deno.test("UiStore publishes attention and ended states at once, routine updates
     await clock.advance(250);
     assert.equal(published(), 2);
   });
+});
+
+Deno.test("UiStore.inboxRead() marks one result read at once (issue 38 item 12)", () => {
+  const store = new UiStore({ notifyIntervalMs: 60_000 });
+  store.synced(fleetLists());
+  let heard = 0;
+  store.subscribe(() => heard++);
+  store.inboxRead("run_01UNREAD000000000000000000", "2026-11-27T12:00:00.000Z");
+  assert.equal(heard, 1, "the views hear of it at once");
+  assert.deepEqual(
+    store.snapshot().inbox.map((entry) => entry.readAt !== null),
+    [true, true],
+  );
+});
+
+Deno.test("UiStore restores who needs you at its first sync, only then (issue 38 item 12)", () => {
+  const lists = fleetLists();
+  const store = new UiStore({
+    notifyIntervalMs: 0,
+    restored: { savedAt: iso(3_600_000), unseen: ["ses_01IDLE00000000000000000000"] },
+  });
+  store.synced(lists);
+  // The idle session was unseen at the last quit; the failed one failed since (1 min ago).
+  assert.deepEqual([...store.snapshot().unseen].sort(), [
+    "ses_01FAILED000000000000000000",
+    "ses_01IDLE00000000000000000000",
+  ]);
+  store.focus("ses_01IDLE00000000000000000000");
+  store.synced(lists);
+  assert.deepEqual([...store.snapshot().unseen], ["ses_01FAILED000000000000000000"]);
 });

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { SvcClient } from "../../src/client/client.ts";
 import { FocusStore } from "../../src/ui/focus.ts";
 import { UiStore } from "../../src/ui/store.ts";
-import { UiSync } from "../../src/ui/sync.ts";
+import { awayReason, UiSync } from "../../src/ui/sync.ts";
 import { restartTestDaemon, startTestDaemon } from "../helpers/daemon.ts";
 import { removeTree, tempHome } from "../helpers/home.ts";
 
@@ -75,6 +75,8 @@ Deno.test("UiSync reads the lists, follows the feed and the focused session, and
       "the turn's end on the record",
       () => store.snapshot().sessions.get(id)?.activity === "idle",
     );
+    // The header's cost follows a live session's turns, not only its end (issue 38 item 12).
+    await until("today's cost of the live session", () => (store.snapshot().todayCostUsd ?? 0) > 0);
 
     await daemon[Symbol.asyncDispose]();
     await until("the banner", () => store.snapshot().connection === "disconnected");
@@ -110,4 +112,14 @@ Deno.test("UiSync without a daemon says so and keeps trying, without throwing", 
     client.close();
     await removeTree(home);
   }
+});
+
+Deno.test("awayReason() puts the advice within 80 columns, the error after it (issue 38 item 12)", () => {
+  const banner = awayReason(
+    new Error(
+      "Cannot connect to /home/someone/.svc/svc.sock: No such file or directory (os error 2)",
+    ),
+  );
+  assert.match(banner.slice(0, 80), /Start one with: svc serve/);
+  assert.match(banner, /os error 2/);
 });

@@ -52,3 +52,18 @@ Deno.test("WorktreeReview.land() refuses to write over ignored files of the chec
   assert.equal(landed.landedCommit, (await git(r.repo, "rev-parse", "HEAD")).trim());
   assert.equal(await Deno.readTextFile(`${r.repo}/.env`), "SECRET=agent\n");
 });
+
+Deno.test("WorktreeReview.land() squashes under the session's title, naming the branch (issue 38 item 14)", async () => {
+  await using r = await worktreeRig();
+  const record = await r.endedSession("ses_t1");
+  r.sessions.update("ses_t1", { title: "Fix the flaky parser test\nand more words" });
+  await Deno.writeTextFile(`${record.path}/fix.txt`, "fixed\n");
+  await git(record.path, "add", "fix.txt");
+  await git(record.path, "commit", "-q", "-m", "agent: fix the parser");
+  await r.review.land("ses_t1", { mode: "squash" });
+  const message = await git(r.repo, "log", "-1", "--format=%B");
+  assert.equal(
+    message.trim(),
+    "Fix the flaky parser test\n\nLanded from svc/session/ses_t1 by svc.\n\n* agent: fix the parser",
+  );
+});

@@ -1,6 +1,6 @@
 /** View 3, approvals (D25): every pending request, oldest first, with a live countdown. */
 import { Box, Text } from "ink";
-import { countdown, safeLine, shortId } from "../format.ts";
+import { countdown, safeLine } from "../format.ts";
 import type { PendingApproval, SessionRecord } from "../model.ts";
 import type { RequestPanel } from "../request_panel.ts";
 import { Cell, Empty, Row, windowOf } from "./cells.tsx";
@@ -15,6 +15,8 @@ export function ApprovalsView(
     nowMs: number;
     /** The selected request, shown whole before its keys. */
     request: RequestPanel | null;
+    /** The columns of a session id, as the fleet shows it (`uniquePrefixLength`). */
+    idWidth: number;
   },
 ) {
   const tint = useTint();
@@ -28,7 +30,7 @@ export function ApprovalsView(
     <Box flexDirection="column">
       <Text dimColor>Pending requests, oldest first · the selected one in full below</Text>
       <Row>
-        <Cell width={13} dim>SESSION</Cell>
+        <Cell width={props.idWidth} dim>SESSION</Cell>
         <Cell width={8} dim>HARNESS</Cell>
         <Cell width={12} dim>TOOL</Cell>
         <Cell grow dim>REQUEST</Cell>
@@ -42,7 +44,7 @@ export function ApprovalsView(
             key={`${approval.sessionId} ${approval.requestId}`}
             selected={start + index === props.selected}
           >
-            <Cell width={13}>{shortId(approval.sessionId)}</Cell>
+            <Cell width={props.idWidth}>{approval.sessionId.slice(0, props.idWidth)}</Cell>
             <Cell width={8}>
               {safeLine(props.sessions.get(approval.sessionId)?.harness ?? "?")}
             </Cell>

@@ -4,30 +4,11 @@
  * per cell: with 50 busy sessions the fleet redraws several times a second.
  */
 import { Box, Text } from "ink";
-import {
-  age,
-  basename,
-  fit,
-  money,
-  safeLine,
-  STATE_STYLE,
-  tokens,
-  uniquePrefixLength,
-} from "../format.ts";
-import type { FleetRow } from "../model.ts";
+import { age, basename, fit, money, safeLine, STATE_STYLE, tokens } from "../format.ts";
+import { fleetColumns, fleetHeading } from "../fleet_layout.ts";
+import { type FleetRow, projectOf } from "../model.ts";
 import { Empty, windowOf } from "./cells.tsx";
 import { useTint } from "./theme.ts";
-
-/** The columns of the fleet at `width`: project and branch only on a wide terminal. */
-function columns(width: number, idWidth: number) {
-  const wide = width >= 110;
-  const fixed = { id: idWidth, state: 11, harness: 8, turns: 5, tokens: 6, cost: 7, last: 4 };
-  const project = wide ? 14 : 0;
-  const branch = wide ? 16 : 0;
-  const gaps = 8 + (wide ? 2 : 0);
-  const used = Object.values(fixed).reduce((sum, n) => sum + n, 0) + project + branch + gaps + 1;
-  return { ...fixed, project, branch, title: Math.max(8, width - used) };
-}
 
 export function FleetView(
   props: {
@@ -39,10 +20,15 @@ export function FleetView(
     showEnded: boolean;
     filter: string;
     filtering: boolean;
+    /** The columns of a session id: the prefix that tells every known session apart. */
+    idWidth: number;
   },
 ) {
   const tint = useTint();
-  const width = columns(props.width, uniquePrefixLength(props.rows.map((row) => row.session.id)));
+  const width = fleetColumns(props.width, {
+    idWidth: props.idWidth,
+    branches: props.rows.map((row) => safeLine(row.session.worktree?.branch)),
+  });
   const line = (fields: {
     id: string;
     harness: string;
@@ -82,11 +68,7 @@ export function FleetView(
   return (
     <Box flexDirection="column">
       <Text dimColor wrap="truncate-end">
-        {props.filtering
-          ? `filter: ${props.filter}█  (Enter keeps it, Esc clears)`
-          : `${props.rows.length} sessions${
-            props.showEnded ? " (ended shown: a)" : " live (a: show ended)"
-          }${props.filter ? ` · filter "${props.filter}"` : ""}`}
+        {fleetHeading(props.rows.length, props)}
       </Text>
       <Text dimColor wrap="truncate-end">
         {` ${header.before}${fit("STATE", width.state)} ${header.after}`}
@@ -101,7 +83,7 @@ export function FleetView(
           id: session.id,
           harness: safeLine(session.harness),
           title: safeLine(session.title),
-          project: safeLine(basename(session.project_root)),
+          project: safeLine(basename(projectOf(session))),
           turns: String(session.turns),
           tokens: session.usage ? tokens(used) : "-",
           cost: money(session.usage?.costUsd),

@@ -1,10 +1,15 @@
 /** View 7, new session (D25): harness, project root, prompt, model, worktree → launch. */
 import { Box, Text } from "ink";
 import { safeLine } from "../format.ts";
-import type { HarnessChoice } from "../model.ts";
+import type { HarnessChoice, Snapshot } from "../model.ts";
 import { Empty } from "./cells.tsx";
 import { useTint } from "./theme.ts";
-import { FORM_FIELDS, type FormField, type FormState } from "../new_session_form.ts";
+import {
+  FORM_FIELDS,
+  type FormField,
+  type FormState,
+  formUnavailable,
+} from "../new_session_form.ts";
 
 const LABELS: Record<FormField, string> = {
   harness: "harness",
@@ -15,12 +20,16 @@ const LABELS: Record<FormField, string> = {
 };
 
 export function NewSessionView(
-  props: { form: FormState; harnesses: readonly HarnessChoice[]; busy: boolean },
+  props: {
+    form: FormState;
+    harnesses: readonly HarnessChoice[];
+    busy: boolean;
+    connection: Snapshot["connection"];
+  },
 ) {
   const tint = useTint();
-  if (props.harnesses.length === 0) {
-    return <Empty>No harness is enabled: see svc capabilities. Esc goes back.</Empty>;
-  }
+  const unavailable = formUnavailable(props.harnesses, props.connection);
+  if (unavailable !== null) return <Empty>{unavailable}</Empty>;
   const { form } = props;
   const value = (field: FormField): string => {
     switch (field) {

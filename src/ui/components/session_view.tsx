@@ -12,6 +12,7 @@ import type { RequestPanel } from "../request_panel.ts";
 import type { TranscriptScroll, TranscriptWindow } from "../transcript_window.ts";
 import { Empty } from "./cells.tsx";
 import { YOU } from "../../cli/transcript.ts";
+import { counted } from "../../count_text.ts";
 import { useTint } from "./theme.ts";
 
 const TONE_COLOR: Record<FocusLine["tone"], string | undefined> = {
@@ -66,12 +67,12 @@ export function SessionView(
         <Text color={style ? tint(style.color) : undefined}>
           {style ? `${style.glyph} ${props.state}` : session.status}
         </Text>
-        {` · ${session.turns} turns · ${safeLine(session.title)}`}
+        {` · ${counted(session.turns, "turn")} · ${safeLine(session.title)}`}
         {session.worktree ? ` · ${safeLine(session.worktree.branch)}` : ""}
       </Text>
       <Text dimColor wrap="truncate-end">
         {scroll !== null
-          ? `scrolled back ${below} line${below === 1 ? "" : "s"} · G follows live`
+          ? `scrolled back ${counted(below, "line")} · G follows live`
           : focus.ended
           ? "ended · i types a turn that resumes it · r resumes"
           : "following live · i types · Ctrl-C interrupts · x closes · K kills · ? keys"}
