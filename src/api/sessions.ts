@@ -315,9 +315,7 @@ function resumeRoute(deps: SessionDeps): Route {
       409: errorDoc(
         "`session_live`, `not_resumable` (`details.reason`, e.g. `paths_refused`) or `worktree_removed`",
       ),
-      429: errorDoc("`too_many_sessions`: maxLiveSessions are running"),
-      500: errorDoc("`launch_failed`: the agent could not be started (the session ended failed)"),
-      503: errorDoc("`store_unavailable` or `daemon_stopping`"),
+      ...STARTING_AN_AGENT,
     },
     ownerOnly: "Resuming a session", // D23: TCP never executes anything.
     body: resumeRequestSchema,
@@ -331,6 +329,13 @@ function resumeRoute(deps: SessionDeps): Route {
     },
   };
 }
+
+/** The answers of a route that starts an agent process again (resume, unpark). */
+const STARTING_AN_AGENT = {
+  429: errorDoc("`too_many_sessions`: maxLiveSessions are running"),
+  500: errorDoc("`launch_failed`: the agent could not be started (the session ended failed)"),
+  503: errorDoc("`store_unavailable` or `daemon_stopping`"),
+};
 
 /**
  * `POST /sessions/{id}/unpark` (D33): resumes a parked session now and sends
@@ -353,9 +358,7 @@ function unparkRoute(deps: SessionDeps): Route {
       409: errorDoc(
         "`session_not_parked`, `session_live`, `not_resumable` (`details.reason`) or `worktree_removed`",
       ),
-      429: errorDoc("`too_many_sessions`: maxLiveSessions are running"),
-      500: errorDoc("`launch_failed`: the agent could not be started (the session ended failed)"),
-      503: errorDoc("`store_unavailable` or `daemon_stopping`"),
+      ...STARTING_AN_AGENT,
     },
     ownerOnly: "Unparking a session", // D23: TCP never executes anything.
     body: unparkRequestSchema,
