@@ -26,7 +26,7 @@ const ROUTES: Route[] = [{
   handler: () => jsonResponse({ ok: true }),
 }];
 
-async function gateOver(files: Record<string, string>) {
+function gateOver(files: Record<string, string>) {
   const encoder = new TextEncoder();
   const db = openDatabase(":memory:");
   const devices = new Devices({
@@ -51,14 +51,14 @@ async function gateOver(files: Record<string, string>) {
         PEER,
       ),
     gate,
-    async [Symbol.asyncDispose]() {
+    [Symbol.dispose]() {
       db.close();
     },
   };
 }
 
 Deno.test("webGate() serves the app's page and files with the D30 headers", async (t) => {
-  await using web = await gateOver({
+  using web = gateOver({
     "index.html": "<!doctype html><title>svc</title><script src=/assets/app.js></script>",
     "assets/app.js": "console.log(1)",
     "assets/app.css": "body{}",
@@ -110,7 +110,7 @@ Deno.test("webGate() serves the app's page and files with the D30 headers", asyn
 });
 
 Deno.test("webGate() says so when the app is not built, and never makes a page up", async () => {
-  await using web = await gateOver({});
+  using web = gateOver({});
   const page = await web.get("/");
   assert.equal(page.status, 404);
   const body = await page.json();
