@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { boundedText } from "../validate.ts";
 
-/** What svc notifies about (D31). `session.parked` and `land.finished` come with D33 and D34. */
+/** What svc notifies about (D31; `session.parked` from D33, `land.finished` from D34). */
 export const NOTIFICATION_EVENTS = [
   "approval.waiting",
   "turn.finished",

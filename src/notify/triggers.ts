@@ -98,6 +98,9 @@ export class NotifyTriggers {
         return [this.#routineResult(sessionId, data, now)];
       case "session.parked":
         return sessionId === null ? [] : this.#parked(sessionId, data, now);
+      case "land.landed":
+      case "land.failed":
+        return sessionId === null ? [] : this.#landFinished(sessionId, kind, data, now);
       default:
         return [];
     }
@@ -192,6 +195,26 @@ export class NotifyTriggers {
         ? `It resumes by itself at ${resumeAt}`
         : "It waits for you: svc sessions unpark resumes it",
     });
+    return trigger === null ? [] : [trigger];
+  }
+
+  /** D34: a land (direct or queued) moved the checkout, or did not and why. */
+  #landFinished(sessionId: string, kind: string, data: Data, now: number): NotifyTrigger[] {
+    const files = Array.isArray(data.files) ? data.files.map(String) : [];
+    const trigger = this.#trigger(
+      "land.finished",
+      sessionId,
+      now,
+      kind === "land.landed"
+        ? {
+          reason: "landed its work",
+          detail: `Landed as ${String(data.commit ?? "").slice(0, 12)}`,
+        }
+        : {
+          reason: `could not land its work: ${String(data.code)}`,
+          detail: files.length > 0 ? files.join("\n") : "svc land --status says more",
+        },
+    );
     return trigger === null ? [] : [trigger];
   }
 

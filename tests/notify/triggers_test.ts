@@ -71,3 +71,26 @@ Deno.test("NotifyTriggers: failed sessions, routine results, and a turn once its
     "Run run_1 timed_out",
   ]);
 });
+
+Deno.test("NotifyTriggers: a land that landed or failed is land.finished, naming the commit or the files (D34)", () => {
+  const triggers = new NotifyTriggers(sources(), options);
+  const [landed] = triggers.notice(
+    "land.landed",
+    { sessionId: "s", itemId: "lnd_1", commit: "a".repeat(40) },
+    0,
+  );
+  assert.deepEqual(
+    [landed.event, landed.reason, landed.detail],
+    ["land.finished", "landed its work", `Landed as ${"a".repeat(12)}`],
+  );
+  const [failed] = triggers.notice(
+    "land.failed",
+    { sessionId: "s", code: "land_conflict", files: ["a.txt", "b.txt"] },
+    1,
+  );
+  assert.deepEqual(
+    [failed.event, failed.reason, failed.detail],
+    ["land.finished", "could not land its work: land_conflict", "a.txt\nb.txt"],
+  );
+  assert.deepEqual(triggers.notice("land.checked", { sessionId: "s" }, 2), []);
+});
