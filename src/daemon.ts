@@ -294,6 +294,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       sessions,
       resume: (sessionId) => supervisor.resume(sessionId),
       input: (sessionId, text) => supervisor.input(sessionId, text),
+      close: (sessionId) => supervisor.close(sessionId),
       record: (sessionId, kind, payload) =>
         appendToSession(eventLog, sessions, { sessionId, kind, payload }),
       publish: (kind, data) => feed.publish(kind, data),
@@ -437,6 +438,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const recovered = scheduler.recover();
     if (recovered.length > 0) {
       log.warn("Runs of a previous daemon closed as daemon_restarted", { runs: recovered.length });
+    }
+    // D33: runs left parked complete when their session next ends (it may already be resuming).
+    for (const run of runsStore.parked()) {
+      const routine = routinesStore.get(run.routineId);
+      const session = run.sessionId === null ? null : sessions.get(run.sessionId);
+      if (routine === null || session === null) continue;
+      runner.reattach(run, routine, supervisor.ended(session.id) ?? Promise.resolve(session));
     }
     const routineService = new RoutineService({
       db,

@@ -89,6 +89,20 @@ export class Runner {
     return runs.get(run.id)!;
   }
 
+  /**
+   * At start-up (D33): tracks again a run a previous daemon left `parked`, so
+   * it completes when its session next ends. `ended` is the live session's
+   * end, or its row as it stands (still `parked`: the run waits for its next
+   * start). The time the agent worked before the restart is not known: the
+   * run gets its whole `timeoutMinutes` again.
+   */
+  reattach(run: RunRow, routine: RoutineRow, ended: Promise<SessionRow>): void {
+    if (run.sessionId === null) return;
+    const tracking = this.#track(run.id, routine, run.sessionId, ended);
+    this.#tracking.add(tracking);
+    tracking.finally(() => this.#tracking.delete(tracking));
+  }
+
   /** Resolves when every run started so far has been recorded as ended. */
   async settled(): Promise<void> {
     while (this.#tracking.size > 0) await Promise.allSettled([...this.#tracking]);

@@ -25,6 +25,8 @@ export interface ParkingOptions {
   /** Resumes a conversation natively (D26) and sends it a turn: the supervisor. */
   resume: (sessionId: string) => Promise<unknown>;
   input: (sessionId: string, text: string) => Promise<unknown>;
+  /** Ends a live session once its agent is idle with nothing queued. */
+  close: (sessionId: string) => void;
   /** Appends an event to a session's log, live or ended. */
   record: (sessionId: string, kind: string, payload: Record<string, unknown>) => Promise<void>;
   /** Tells the daemon-wide feed (D19) that a session changed. */
@@ -213,6 +215,8 @@ export class Parking {
       turns: park.turns.length,
     });
     for (const turn of park.turns) await this.#options.input(sessionId, turn);
+    // A routine's session was one-shot: it ends once its turns are done, and so does its run.
+    if (row.run_id !== null) this.#options.close(sessionId);
   }
 
   #store(sessionId: string, park: ParkRecord): void {

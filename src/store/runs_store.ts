@@ -200,6 +200,12 @@ export class RunsStore {
       .all(...params) as unknown as Raw[]).map(fromRaw);
   }
 
+  /** Runs with status `parked` (D33): their sessions wait out a limit. */
+  parked(): RunRow[] {
+    return (this.#db.prepare("SELECT * FROM runs WHERE status = 'parked'")
+      .all() as unknown as Raw[]).map(fromRaw);
+  }
+
   /** Updates some fields of a run. */
   update(id: string, fields: Partial<Omit<RunRow, "id" | "routineId">>): void {
     const columns: Record<string, SQLInputValue> = {};

@@ -14,6 +14,7 @@ import {
 import { agentConfig, launchAgent, waitForKind } from "../helpers/scripted_agent.ts";
 import { openSse } from "../helpers/sse.ts";
 import { tempHome } from "../helpers/home.ts";
+import { routineDefinition } from "../helpers/routine.ts";
 
 type Json = Record<string, unknown>;
 // deno-lint-ignore no-explicit-any
@@ -216,4 +217,50 @@ Deno.test("a parked session whose worktree is gone: unpark answers not_resumable
   assert.equal(response.body.error.code, "not_resumable");
   const record = await session(t, id);
   assert.equal(record.status, "parked", "still parked, the turn kept");
+});
+
+/** The newest run of routine `id`. */
+async function lastRun(t: TestDaemon, id: string): Promise<Any> {
+  const response = await t.client.post<Any>("/actions", { action: "svc.automations.runs", id });
+  return response.body.result.runs[0];
+}
+
+Deno.test("a routine run left parked by a stopped daemon completes when its session ends", async () => {
+  const home = await tempHome();
+  const project = await Deno.makeTempDir();
+  const clock = new FakeClock(T0);
+  const configJson = agentConfig({ autoResume: { enabled: true } });
+  const t = await startTestDaemon({ home, clock, random: () => 0.5, configJson });
+  const created = await t.client.post<Any>("/actions", {
+    action: "svc.automations.create",
+    definition: routineDefinition("nightly", {
+      runtime: "agent",
+      prompt: `limit ${RESET_S}`,
+      cwd: project,
+      timeoutMinutes: 120,
+    }),
+  });
+  assert.equal(created.status, 200, JSON.stringify(created.body));
+  const started = (await t.client.post<Any>("/actions", {
+    action: "svc.automations.run",
+    id: "nightly",
+  })).body.result;
+  const id = started.sessionId;
+  assert.equal((await waitForEnd(t.client, id)).status, "parked");
+  for (let i = 0; (await lastRun(t, "nightly")).status !== "parked"; i++) {
+    assert.ok(i < 500, "the run never became parked");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  await t.daemon.stop();
+
+  await using second = await restartTestDaemon({ home, clock, random: () => 0.5, configJson });
+  assert.equal((await lastRun(second, "nightly")).status, "parked");
+  await clock.advance(RESET_MS + JITTER_MS - clock.now());
+  const turns = await waitForKind(second, id, "agent.turn", 2);
+  assert.equal(turns[1].status, "completed");
+  assert.equal((await waitForEnd(second.client, id)).status, "completed");
+  await second.daemon.runner.settled();
+  const run = await lastRun(second, "nightly");
+  assert.equal(run.status, "succeeded", JSON.stringify(run));
+  assert.equal(run.sessionId, id);
 });
