@@ -479,6 +479,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         capabilitiesJson: () => capabilities.json(),
         probing: () => capabilities.probing,
         liveSessions: () => supervisor.liveCount(),
+        parked: () => sessions.parkedSummary(),
         storeState: () => store.state() === "lost" ? "lost" : eventLog.degraded ? "degraded" : "ok",
         requestShutdown: () => setTimeout(() => daemon.stop(), 0),
       },

@@ -68,6 +68,10 @@ function build() {
     ok: z.boolean(),
     uptime: z.number(),
     liveSessions: z.int(),
+    parkedSessions: z.int().describe("Sessions waiting out a provider's limit (D33)"),
+    nextParkedUntil: nullable(isoTime).describe(
+      "The soonest parkedUntil of a parked session: when the first limit lifts",
+    ),
     store: z.enum(["ok", "degraded", "lost"]),
     probing: z.boolean(),
     apiVersion: z.string(),

@@ -28,6 +28,8 @@ export interface SystemDeps {
   /** True while the harnesses' version probes still run. */
   readonly probing: () => boolean;
   readonly liveSessions: () => number;
+  /** Sessions waiting out a limit (D33) and the soonest `parkedUntil` among them. */
+  readonly parked: () => { count: number; nextUntil: string | null };
   /**
    * `degraded` while the store refuses writes (disk full, read-only), `lost`
    * once `svc.db` was deleted or replaced (D24): health is then not ok.
@@ -76,10 +78,13 @@ export function systemRoutes(deps: SystemDeps): Route[] {
       handler: ({ peer }) => {
         const store = deps.storeState();
         const uptime = Math.max(0, (deps.clock.now() - deps.startedAtMs) / 1000);
+        const parked = deps.parked();
         // What never changes is serialised once; the live fields are spliced in.
         return jsonTextResponse(
           `{"ok":${store === "ok"},"uptime":${uptime},"liveSessions":${deps.liveSessions()},` +
-            `"store":"${store}","probing":${deps.probing()},` +
+            `"parkedSessions":${parked.count},"nextParkedUntil":${
+              JSON.stringify(parked.nextUntil)
+            },"store":"${store}","probing":${deps.probing()},` +
             (peer.owner
               ? ownerHealthFields ??= staticHealthFields([SESSION_POLICY_CONTRACT])
               : tcpHealthFields ??= staticHealthFields([])) +

@@ -88,6 +88,9 @@ export interface Health {
   tcp: string | null;
   capabilities: Array<{ id: string; status: string; actions: string[] }>;
   liveSessions?: number;
+  /** Sessions waiting out a limit (D33), and when the first lifts. */
+  parkedSessions?: number;
+  nextParkedUntil?: string | null;
   [key: string]: unknown;
 }
 

@@ -212,6 +212,15 @@ export class SessionsStore {
       .all() as unknown as SessionRow[];
   }
 
+  /** How many sessions are `parked` and the soonest `parkedUntil` among them (D33, health). */
+  parkedSummary(): { count: number; nextUntil: string | null } {
+    const row = this.#prepare(
+      `SELECT count(*) AS count, min(json_extract(park_json, '$.parkedUntil')) AS next
+       FROM sessions WHERE status = 'parked'`,
+    ).get() as { count: number; next: string | null };
+    return { count: Number(row.count), nextUntil: row.next };
+  }
+
   /** What `GET /usage` sums (D22): every session created at or after `since`. */
   usageRows(since: string | null): UsageRow[] {
     return this.#prepare(

@@ -16,6 +16,7 @@ Deno.test("GET /health answers its live fields on every request, the contract li
     capabilitiesJson: () => capabilities,
     probing: () => false,
     liveSessions: () => live,
+    parked: () => ({ count: 0, nextUntil: null }),
     storeState: () => "ok",
     requestShutdown: () => {},
   }).find((candidate) => candidate.path === "/health")!;

@@ -69,6 +69,18 @@ Deno.test("a turn failed on a usage limit parks the session until its reset", as
   assert.deepEqual(listed.body.map((row: Json) => row.id), [id]);
 });
 
+Deno.test("GET /health counts parked sessions and says when the first limit lifts", async () => {
+  const { t, id } = await parkedDaemon(null);
+  await using _ = t;
+  const health = (await t.client.get<Any>("/health")).body;
+  assert.equal(health.parkedSessions, 1, JSON.stringify(health));
+  assert.equal(health.nextParkedUntil, new Date(RESET_MS).toISOString());
+  assert.equal((await t.client.post<Any>(`/sessions/${id}/unpark`, {})).status, 200);
+  const after = (await t.client.get<Any>("/health")).body;
+  assert.equal(after.parkedSessions, 0);
+  assert.equal(after.nextParkedUntil, null);
+});
+
 Deno.test("session.parked reaches the /stream feed", async () => {
   const home = await tempHome();
   await using t = await startTestDaemon({
