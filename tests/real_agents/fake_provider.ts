@@ -23,7 +23,54 @@ export interface ToolCall {
 export type Reply =
   | { readonly text: string }
   | { readonly toolCall: ToolCall }
-  | { readonly hang: true };
+  | { readonly hang: true }
+  /** An error answer instead of a reply: a provider's limit (`anthropicUsageLimit`). */
+  | { readonly limit: LimitAnswer };
+
+/** A provider's error answer, as the recorded samples show it (spec/samples/limits). */
+export interface LimitAnswer {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: JsonObject;
+}
+
+/**
+ * Anthropic's 429 of a subscription whose five-hour window is spent, as
+ * recorded (samples/limits/claude_oauth_usagelimit_always.provider.jsonl):
+ * the unified rate-limit headers say `rejected` and when the window resets
+ * (`resetS`, Unix seconds). A claude logged in by OAuth answers it with a
+ * `rate_limit_event` carrying `resetsAt` and an error result, without retrying.
+ */
+export function anthropicUsageLimit(resetS: number): { limit: LimitAnswer } {
+  const reset = String(resetS);
+  return {
+    limit: {
+      status: 429,
+      headers: {
+        "anthropic-ratelimit-unified-status": "rejected",
+        "anthropic-ratelimit-unified-reset": reset,
+        "anthropic-ratelimit-unified-representative-claim": "five_hour",
+        "anthropic-ratelimit-unified-fallback-percentage": "0.5",
+        "anthropic-ratelimit-unified-5h-status": "rejected",
+        "anthropic-ratelimit-unified-5h-reset": reset,
+        "anthropic-ratelimit-unified-5h-utilization": "1.0",
+        "anthropic-ratelimit-unified-7d-status": "allowed",
+        "anthropic-ratelimit-unified-7d-reset": String(resetS + 3 * 86_400),
+        "anthropic-ratelimit-unified-7d-utilization": "0.42",
+        "anthropic-ratelimit-unified-overage-status": "rejected",
+        "anthropic-ratelimit-unified-overage-disabled-reason": "org_level_disabled",
+      },
+      body: {
+        type: "error",
+        error: {
+          type: "rate_limit_error",
+          message: "This request would exceed your account's rate limit. Please try again later.",
+        },
+        request_id: "req_fake_limit",
+      },
+    },
+  };
+}
 
 /** One request the provider received (HEAD probes excluded). */
 export interface RecordedRequest {
@@ -128,6 +175,12 @@ export function startFakeProvider(): Promise<FakeProvider> {
     for (const waiter of [...waiters]) waiter(recorded);
     const reply: Reply = side ? { text: sideText(body) } : nextReply();
     if ("hang" in reply) return hang();
+    if ("limit" in reply) {
+      return Response.json(reply.limit.body, {
+        status: reply.limit.status,
+        headers: reply.limit.headers,
+      });
+    }
     const usage: UsageReport = {
       request: recorded.index,
       api: route.api,
