@@ -21,6 +21,7 @@ import {
   attentionItems,
   fleetRows,
   fleetState,
+  inboxOrder,
   lastEventOf,
   nextAttention,
   pendingSession,
@@ -44,7 +45,7 @@ import {
   type RequestReading,
   requestRoom,
 } from "./request_panel.ts";
-import { inboxOrder, InboxView } from "./components/inbox_view.tsx";
+import { InboxView } from "./components/inbox_view.tsx";
 import { NewSessionView } from "./components/new_session_view.tsx";
 import { emptyForm, formKey, type FormState, launchOf } from "./new_session_form.ts";
 import { RoutinesView } from "./components/routines_view.tsx";

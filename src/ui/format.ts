@@ -101,3 +101,12 @@ export function fit(text: string, width: number): string {
   }
   return out + "…" + " ".repeat(Math.max(0, width - used - 1));
 }
+
+/** `Fri 02:00` (local), or `-`. */
+export function weekdayTime(iso: string | null): string {
+  if (iso === null) return "-";
+  const date = new Date(iso);
+  const day = date.toLocaleDateString("en-GB", { weekday: "short" });
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${day} ${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}

@@ -260,6 +260,20 @@ export function nextRoutineDue(
   return next;
 }
 
+/** A routine's health: why it is stale, how many runs failed in a row, or `ok`. */
+export function routineHealth(routine: RoutineOverview): string {
+  return routine.stale ??
+    (routine.consecutiveFailures > 0 ? `${routine.consecutiveFailures} failed` : "ok");
+}
+
+/** Inbox results, unread first, then the newest. */
+export function inboxOrder(entries: readonly InboxEntry[]): InboxEntry[] {
+  return [...entries].sort((a, b) =>
+    Number(a.readAt !== null) - Number(b.readAt !== null) ||
+    (b.endedAt ?? "").localeCompare(a.endedAt ?? "")
+  );
+}
+
 /** A session record known only by its id (a launch answered before the feed's notice). */
 export function pendingSession(id: string, nowIso: string): SessionRecord {
   return {

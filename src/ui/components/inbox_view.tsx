@@ -6,14 +6,6 @@ import { Cell, Empty, Row, windowOf } from "./cells.tsx";
 import { TextPager } from "./text_pager.tsx";
 import { useTint } from "./theme.ts";
 
-/** Unread first, then the newest. */
-export function inboxOrder(entries: readonly InboxEntry[]): InboxEntry[] {
-  return [...entries].sort((a, b) =>
-    Number(a.readAt !== null) - Number(b.readAt !== null) ||
-    (b.endedAt ?? "").localeCompare(a.endedAt ?? "")
-  );
-}
-
 export function InboxView(
   props: {
     entries: readonly InboxEntry[];

@@ -1,18 +1,9 @@
 /** View 5, routines (D25): status, next due (local time), last run, health. */
 import { Box, Text } from "ink";
-import { safeLine } from "../format.ts";
-import type { RoutineOverview } from "../model.ts";
+import { safeLine, weekdayTime } from "../format.ts";
+import { routineHealth, type RoutineOverview } from "../model.ts";
 import { Cell, Empty, Row, windowOf } from "./cells.tsx";
 import { useTint } from "./theme.ts";
-
-/** `Fri 02:00` (local), or `-`. */
-function localTime(iso: string | null): string {
-  if (iso === null) return "-";
-  const date = new Date(iso);
-  const day = date.toLocaleDateString("en-GB", { weekday: "short" });
-  const pad = (n: number) => String(n).padStart(2, "0");
-  return `${day} ${pad(date.getHours())}:${pad(date.getMinutes())}`;
-}
 
 export function RoutinesView(
   props: {
@@ -41,8 +32,7 @@ export function RoutinesView(
       </Row>
       {props.routines.length === 0 && <Empty>No routines. svc automations create adds one.</Empty>}
       {props.routines.slice(start, end).map((routine, index) => {
-        const health = routine.stale ??
-          (routine.consecutiveFailures > 0 ? `${routine.consecutiveFailures} failed` : "ok");
+        const health = routineHealth(routine);
         return (
           <Row key={routine.id} selected={start + index === props.selected}>
             <Cell width={18}>{safeLine(routine.id)}</Cell>
@@ -54,7 +44,7 @@ export function RoutinesView(
               {routine.status.toLowerCase()}
             </Cell>
             <Cell grow>{safeLine(routine.name)}</Cell>
-            <Cell width={10}>{localTime(routine.nextDueAt)}</Cell>
+            <Cell width={10}>{weekdayTime(routine.nextDueAt)}</Cell>
             <Cell width={10}>{safeLine(routine.lastRun?.status ?? "-")}</Cell>
             <Cell width={10} color={health === "ok" ? undefined : tint("red")}>{health}</Cell>
           </Row>
