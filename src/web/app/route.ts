@@ -1,6 +1,7 @@
 /**
  * The web app's views and their URLs (D30): `/pair#<code>` pairs, and every
- * other view lives in the fragment (`/#/fleet`, `/#/approvals`, `/#/s/<id>`),
+ * other view lives in the fragment (`/#/fleet`, `/#/attention`, `/#/approvals`,
+ * `/#/routines`, `/#/inbox`, `/#/inbox/<run id>`, `/#/s/<id>`),
  * so the page is one file, notifications link to a view and the back button
  * follows. Pure: the location comes in.
  */
@@ -9,7 +10,10 @@
 export type Route =
   | { view: "pair"; code: string | null }
   | { view: "fleet" }
+  | { view: "attention" }
   | { view: "approvals" }
+  | { view: "routines" }
+  | { view: "inbox"; runId: string | null }
   | { view: "session"; sessionId: string };
 
 /** The route of a location (`pathname`, `hash` as `location` has them); unknown ones: the fleet. */
@@ -18,16 +22,26 @@ export function routeOf(location: { pathname: string; hash: string }): Route {
   if (location.pathname === "/pair") {
     return { view: "pair", code: fragment === "" ? null : fragment };
   }
+  if (fragment === "/attention") return { view: "attention" };
   if (fragment === "/approvals") return { view: "approvals" };
-  const session = /^\/s\/([^/]+)$/.exec(fragment);
-  if (session !== null) {
-    try {
-      return { view: "session", sessionId: decodeURIComponent(session[1]) };
-    } catch {
-      return { view: "fleet" };
-    }
+  if (fragment === "/routines") return { view: "routines" };
+  if (fragment === "/inbox") return { view: "inbox", runId: null };
+  const result = /^\/inbox\/([^/]+)$/.exec(fragment);
+  if (result !== null) {
+    const runId = decoded(result[1]);
+    return runId === null ? { view: "inbox", runId: null } : { view: "inbox", runId };
   }
-  return { view: "fleet" };
+  const session = /^\/s\/([^/]+)$/.exec(fragment);
+  const sessionId = session === null ? null : decoded(session[1]);
+  return sessionId === null ? { view: "fleet" } : { view: "session", sessionId };
+}
+
+function decoded(part: string): string | null {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return null;
+  }
 }
 
 /** The URL of a route (pairing has none to link to: its code is single-use). */
@@ -35,8 +49,14 @@ export function hrefOf(route: Exclude<Route, { view: "pair" }>): string {
   switch (route.view) {
     case "fleet":
       return "/#/fleet";
+    case "attention":
+      return "/#/attention";
     case "approvals":
       return "/#/approvals";
+    case "routines":
+      return "/#/routines";
+    case "inbox":
+      return route.runId === null ? "/#/inbox" : `/#/inbox/${encodeURIComponent(route.runId)}`;
     case "session":
       return `/#/s/${encodeURIComponent(route.sessionId)}`;
   }

@@ -113,6 +113,23 @@ export class WebRuntime {
     return this.#report(this.#actions[control](sessionId));
   }
 
+  /** Runs a routine now (`svc.automations.run`, operate). */
+  runRoutine(id: string): Promise<void> {
+    return this.#report(this.#actions.runRoutine(id));
+  }
+
+  /** A routine run's result as plain text (shown as text, never HTML), or why there is none. */
+  result(runId: string): Promise<{ ok: boolean; text: string }> {
+    return this.#actions.result(runId);
+  }
+
+  /** Marks an inbox result read; the list shows it at once. */
+  async markRead(runId: string): Promise<void> {
+    const outcome = await this.#actions.markRead(runId);
+    if (outcome.ok) this.store.inboxRead(runId, new Date().toISOString());
+    this.#set({ outcome });
+  }
+
   /** Stops following the daemon (the page is going away). */
   stop(): void {
     this.#running?.abort();

@@ -126,3 +126,29 @@ browserTest(
     await page.getByRole("heading", { name: "Fleet" }).waitFor();
   },
 );
+
+browserTest(
+  "web app: attention lists a session waiting on a request first and links to it",
+  async () => {
+    await using rig = await startRig();
+    const project = await Deno.realPath(await tempHome());
+    try {
+      const waiting = await launchAgent(rig.t, project, { approvals: "ask" });
+      await waitForKind(rig.t, waiting, "agent.permission");
+      for (const viewport of [PHONE, DESKTOP]) {
+        const page = await rig.page(viewport);
+        await rig.pair(page, "read");
+        await page.getByRole("link", { name: /^Attention \(1\)$/ }).click();
+        assert.equal(new URL(page.url()).hash, "#/attention");
+        const item = page.getByRole("listitem", { name: /^approval: / });
+        await item.waitFor();
+        await screenshot(page, "attention");
+        await item.getByRole("link").click();
+        assert.equal(new URL(page.url()).hash, `#/s/${waiting}`);
+        await page.getByRole("heading", { level: 1 }).waitFor();
+      }
+    } finally {
+      await removeTree(project);
+    }
+  },
+);

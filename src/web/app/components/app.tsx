@@ -3,7 +3,9 @@
 import { useSyncExternalStore } from "react";
 import { hrefOf, type Route, routeOf } from "../route.ts";
 import type { WebRuntime } from "../web_runtime.ts";
+import { attentionRows } from "../lists.ts";
 import { ApprovalsView } from "./approvals_view.tsx";
+import { AttentionView } from "./attention_view.tsx";
 import { FleetView } from "./fleet_view.tsx";
 import { SessionView } from "./session_view.tsx";
 
@@ -53,6 +55,9 @@ export function App({ runtime }: { runtime: WebRuntime }) {
       <header>
         <nav aria-label="Views">
           <a href={hrefOf({ view: "fleet" })} aria-current={current(route, "fleet")}>Fleet</a>
+          <a href={hrefOf({ view: "attention" })} aria-current={current(route, "attention")}>
+            Attention ({attentionRows(snapshot, Date.now()).length})
+          </a>
           <a href={hrefOf({ view: "approvals" })} aria-current={current(route, "approvals")}>
             Approvals ({snapshot.approvals.length})
           </a>
@@ -72,7 +77,9 @@ export function App({ runtime }: { runtime: WebRuntime }) {
         </div>
       )}
       <main>
-        {route.view === "approvals"
+        {route.view === "attention"
+          ? <AttentionView snapshot={snapshot} />
+          : route.view === "approvals"
           ? <ApprovalsView runtime={runtime} snapshot={snapshot} scopes={scopes} />
           : route.view === "session"
           ? (

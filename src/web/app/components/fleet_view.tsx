@@ -1,10 +1,8 @@
 /** The fleet (`/#/fleet`): live sessions first, each a link to its session view (D30). */
 import { age, money, STATE_STYLE } from "../../../ui/format.ts";
 import { fleetRows, type Snapshot } from "../../../ui/model.ts";
+import { STALLED_AFTER_MS } from "../lists.ts";
 import { hrefOf } from "../route.ts";
-
-/** A session with no event for this long is shown stalled (as `svc ui` does). */
-const STALLED_AFTER_MS = 120_000;
 
 export function FleetView({ snapshot }: { snapshot: Snapshot }) {
   const nowMs = Date.now();

@@ -1,0 +1,114 @@
+/**
+ * What the web app's attention, routines and inbox views list (D30), from
+ * `svc ui`'s own snapshot and ordering (`attentionItems`, `inboxOrder`,
+ * `routineHealth`): one row per item with the accessible name its list
+ * item gets, and the controls the device's scopes allow. Daemon text is
+ * made one line (`safeLine`); the views render it as React text, never HTML.
+ */
+import { age, safeLine, weekdayTime } from "../../ui/format.ts";
+import {
+  attentionItems,
+  type AttentionReason,
+  type InboxEntry,
+  inboxOrder,
+  routineHealth,
+  type RoutineOverview,
+  type Snapshot,
+} from "../../ui/model.ts";
+import { allows } from "./device.ts";
+
+/** A session with no event for this long is shown stalled (as `svc ui` does). */
+export const STALLED_AFTER_MS = 120_000;
+
+/** A session that needs the user. */
+export interface AttentionRow {
+  readonly sessionId: string;
+  readonly reason: AttentionReason;
+  /** The list item's `aria-label`: why, and the session's title (or id). */
+  readonly label: string;
+  readonly title: string;
+  readonly meta: string;
+}
+
+/** The sessions that need the user, most urgent first (`attentionItems`). */
+export function attentionRows(snapshot: Snapshot, nowMs: number): AttentionRow[] {
+  return attentionItems(snapshot, { nowMs, stalledAfterMs: STALLED_AFTER_MS }).map((item) => {
+    const title = safeLine(item.session.title || item.session.id);
+    return {
+      sessionId: item.session.id,
+      reason: item.reason,
+      label: `${item.reason}: ${title}`,
+      title,
+      meta: `${safeLine(item.session.harness)} · ${item.session.id} · ${
+        age(item.since, nowMs)
+      } ago`,
+    };
+  });
+}
+
+/** A routine as the routines view lists it. */
+export interface RoutineRow {
+  readonly id: string;
+  readonly label: string;
+  readonly name: string;
+  readonly status: "active" | "paused";
+  /** When it runs next (local weekday and time), `-` when paused or never. */
+  readonly nextDue: string;
+  readonly lastRun: string;
+  readonly health: string;
+  readonly healthy: boolean;
+  /** Whether Run now is offered: `svc.automations.run` needs operate. */
+  readonly mayRun: boolean;
+}
+
+/** The routines in the daemon's order; activating and pausing stay socket-only. */
+export function routineRows(
+  routines: readonly RoutineOverview[],
+  scopes: readonly string[],
+): RoutineRow[] {
+  const mayRun = allows(scopes, "operate");
+  return routines.map((routine) => {
+    const health = safeLine(routineHealth(routine));
+    const name = safeLine(routine.name);
+    return {
+      id: routine.id,
+      label: `${safeLine(routine.id)}: ${name}`,
+      name,
+      status: routine.status === "ACTIVE" ? "active" : "paused",
+      nextDue: routine.status === "ACTIVE" ? weekdayTime(routine.nextDueAt) : "-",
+      lastRun: safeLine(routine.lastRun?.status ?? "-"),
+      health,
+      healthy: health === "ok",
+      mayRun,
+    };
+  });
+}
+
+/** A routine run's result as the inbox lists it. */
+export interface InboxRow {
+  readonly runId: string;
+  readonly label: string;
+  readonly unread: boolean;
+  readonly routineId: string;
+  readonly status: string;
+  readonly headline: string;
+  readonly ended: string;
+}
+
+/** The inbox, unread first, then the newest (`inboxOrder`). */
+export function inboxRows(entries: readonly InboxEntry[], nowMs: number): InboxRow[] {
+  return inboxOrder(entries).map((entry) => {
+    const routineId = safeLine(entry.routineId);
+    const headline = safeLine(entry.headline ?? "");
+    const unread = entry.readAt === null;
+    return {
+      runId: entry.runId,
+      label: `${unread ? "unread: " : ""}${routineId}: ${headline || entry.status}`,
+      unread,
+      routineId,
+      status: safeLine(entry.status),
+      headline,
+      ended: entry.endedAt === null ? "" : `${age(Date.parse(entry.endedAt), nowMs)} ago`,
+    };
+  });
+}
