@@ -7,7 +7,8 @@
 import assert from "node:assert/strict";
 import { restartTestDaemon } from "../../helpers/daemon.ts";
 import { removeTree, tempHome } from "../../helpers/home.ts";
-import { launchAgent, waitForKind } from "../../helpers/scripted_agent.ts";
+import { routineDefinition } from "../../helpers/routine.ts";
+import { act, launchAgent, waitForKind } from "../../helpers/scripted_agent.ts";
 import { DESKTOP, hasChromium, PHONE, screenshot, startRig } from "./page.ts";
 
 const browserTest = (name: string, fn: () => Promise<void>) =>
@@ -146,6 +147,67 @@ browserTest(
         await item.getByRole("link").click();
         assert.equal(new URL(page.url()).hash, `#/s/${waiting}`);
         await page.getByRole("heading", { level: 1 }).waitFor();
+      }
+    } finally {
+      await removeTree(project);
+    }
+  },
+);
+
+browserTest(
+  "web app: a routine is run now from its card; its result is read in the inbox as text and marked read",
+  async () => {
+    await using rig = await startRig();
+    const project = await Deno.realPath(await tempHome());
+    try {
+      const hostile = `<img src=x onerror="document.title='owned'"> done`;
+      await act(rig.t, "svc.automations.create", {
+        definition: routineDefinition("nightly", {
+          name: "Nightly check",
+          status: "ACTIVE",
+          runtime: "agent",
+          prompt: hostile,
+          cwd: project,
+          timeoutMinutes: 1,
+          outputTarget: { kind: "inbox" },
+        }),
+      });
+      for (const viewport of [PHONE, DESKTOP]) {
+        const reader = await rig.page(viewport);
+        await rig.pair(reader, "read");
+        await reader.getByRole("link", { name: "Routines" }).click();
+        const card = reader.getByRole("listitem", { name: "nightly: Nightly check" });
+        await card.getByText("ok", { exact: true }).waitFor();
+        assert.equal(await card.getByRole("button").count(), 0);
+      }
+      const page = await rig.page(PHONE);
+      await rig.pair(page, "operate");
+      await page.goto(`${rig.origin}/#/routines`);
+      const card = page.getByRole("listitem", { name: "nightly: Nightly check" });
+      await screenshot(page, "routines");
+      await card.getByRole("button", { name: "Run nightly now" }).click();
+      await page.getByText(/^Run started/).waitFor();
+      await card.getByText("succeeded", { exact: true }).waitFor({ timeout: 20_000 });
+
+      for (const viewport of [DESKTOP, PHONE]) {
+        const reader = await rig.page(viewport);
+        await rig.pair(reader, "read");
+        await reader.getByRole("link", { name: "Inbox (1)" }).click();
+        const item = reader.getByRole("listitem", { name: /^unread: nightly: / });
+        await screenshot(reader, "inbox");
+        await item.getByRole("link").click();
+        const text = reader.getByRole("region", { name: /^Result of / }).getByLabel("Result");
+        await text.getByText(hostile, { exact: false }).first().waitFor();
+        assert.equal(await reader.locator("main img").count(), 0);
+        assert.notEqual(await reader.title(), "owned");
+        await screenshot(reader, "inbox-result");
+        if (viewport === PHONE) {
+          await reader.getByRole("button", { name: "Mark read" }).click();
+          await reader.getByRole("button", { name: "Mark read" }).waitFor({ state: "detached" });
+          await reader.getByRole("link", { name: "Back to the inbox" }).click();
+          await reader.getByRole("listitem", { name: /^nightly: / }).waitFor();
+          await reader.getByRole("link", { name: "Inbox (0)" }).waitFor();
+        }
       }
     } finally {
       await removeTree(project);

@@ -7,6 +7,8 @@ import { attentionRows } from "../lists.ts";
 import { ApprovalsView } from "./approvals_view.tsx";
 import { AttentionView } from "./attention_view.tsx";
 import { FleetView } from "./fleet_view.tsx";
+import { InboxView } from "./inbox_view.tsx";
+import { RoutinesView } from "./routines_view.tsx";
 import { SessionView } from "./session_view.tsx";
 
 function subscribeToAddress(listener: () => void): () => void {
@@ -61,6 +63,12 @@ export function App({ runtime }: { runtime: WebRuntime }) {
           <a href={hrefOf({ view: "approvals" })} aria-current={current(route, "approvals")}>
             Approvals ({snapshot.approvals.length})
           </a>
+          <a href={hrefOf({ view: "routines" })} aria-current={current(route, "routines")}>
+            Routines
+          </a>
+          <a href={hrefOf({ view: "inbox", runId: null })} aria-current={current(route, "inbox")}>
+            Inbox ({snapshot.inbox.filter((entry) => entry.readAt === null).length})
+          </a>
         </nav>
         {device.status === "paired" && (
           <span className="device">{device.name} · {device.scopes.join(", ")}</span>
@@ -81,6 +89,10 @@ export function App({ runtime }: { runtime: WebRuntime }) {
           ? <AttentionView snapshot={snapshot} />
           : route.view === "approvals"
           ? <ApprovalsView runtime={runtime} snapshot={snapshot} scopes={scopes} />
+          : route.view === "routines"
+          ? <RoutinesView runtime={runtime} snapshot={snapshot} scopes={scopes} />
+          : route.view === "inbox"
+          ? <InboxView runtime={runtime} snapshot={snapshot} runId={route.runId} />
           : route.view === "session"
           ? (
             <SessionView
