@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { freePort, startTestDaemon, type TestDaemon } from "../../helpers/daemon.ts";
+import { removeTree, tempHome } from "../../helpers/home.ts";
 import { agentConfig } from "../../helpers/scripted_agent.ts";
 
 export const CHROMIUM = "/usr/bin/chromium";
@@ -31,6 +32,8 @@ export interface Rig {
   page(viewport?: { width: number; height: number }): Promise<Page>;
   /** Pairs `page` from the URL `svc devices pair --json` prints; the device's scope. */
   pair(page: Page, scope?: string): Promise<{ url: string }>;
+  /** A new project folder for agents (its real path), removed with the rig. */
+  project(): Promise<string>;
 }
 
 export async function startRig(): Promise<Rig & AsyncDisposable> {
@@ -40,6 +43,7 @@ export async function startRig(): Promise<Rig & AsyncDisposable> {
     configJson: agentConfig(),
   });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
+  const projects: string[] = [];
   return {
     t,
     port,
@@ -52,9 +56,15 @@ export async function startRig(): Promise<Rig & AsyncDisposable> {
       await page.getByRole("heading", { name: "Fleet" }).waitFor();
       return printed;
     },
+    async project() {
+      const project = await Deno.realPath(await tempHome());
+      projects.push(project);
+      return project;
+    },
     async [Symbol.asyncDispose]() {
       await browser.close();
       await t[Symbol.asyncDispose]();
+      for (const project of projects) await removeTree(project);
     },
   };
 }

@@ -6,7 +6,6 @@
  */
 import assert from "node:assert/strict";
 import { restartTestDaemon } from "../../helpers/daemon.ts";
-import { removeTree, tempHome } from "../../helpers/home.ts";
 import { routineDefinition } from "../../helpers/routine.ts";
 import { act, launchAgent, waitForKind } from "../../helpers/scripted_agent.ts";
 import { DESKTOP, hasChromium, PHONE, screenshot, startRig } from "./page.ts";
@@ -37,32 +36,28 @@ browserTest(
   "web app: on a phone, a request is allowed from its card and the tool runs; another is denied",
   async () => {
     await using rig = await startRig();
-    const project = await Deno.realPath(await tempHome());
-    try {
-      const page = await rig.page(PHONE);
-      await rig.pair(page, "approve");
-      await page.goto(`${rig.origin}/#/approvals`);
-      const allowed = await launchAgent(rig.t, project, { approvals: "ask" });
-      const card = page.getByRole("listitem", { name: "Bash: touch created.txt" });
-      await card.waitFor();
-      await screenshot(page, "approvals");
-      await card.getByRole("button", { name: "Allow" }).click();
-      await waitForKind(rig.t, allowed, "agent.permission.resolved");
-      const replies = await waitForKind(rig.t, allowed, "agent.message");
-      assert.match(JSON.stringify(replies), /allowed/);
+    const project = await rig.project();
+    const page = await rig.page(PHONE);
+    await rig.pair(page, "approve");
+    await page.goto(`${rig.origin}/#/approvals`);
+    const allowed = await launchAgent(rig.t, project, { approvals: "ask" });
+    const card = page.getByRole("listitem", { name: "Bash: touch created.txt" });
+    await card.waitFor();
+    await screenshot(page, "approvals");
+    await card.getByRole("button", { name: "Allow" }).click();
+    await waitForKind(rig.t, allowed, "agent.permission.resolved");
+    const replies = await waitForKind(rig.t, allowed, "agent.message");
+    assert.match(JSON.stringify(replies), /allowed/);
 
-      const denied = await launchAgent(rig.t, project, {
-        approvals: "ask",
-        prompt: "ask Bash rm -rf build",
-      });
-      const second = page.getByRole("listitem", { name: "Bash: rm -rf build" });
-      await second.getByRole("button", { name: "Deny" }).click();
-      const resolved = await waitForKind(rig.t, denied, "agent.permission.resolved");
-      assert.equal(resolved[0].decision, "deny", JSON.stringify(resolved));
-      await second.waitFor({ state: "detached" });
-    } finally {
-      await removeTree(project);
-    }
+    const denied = await launchAgent(rig.t, project, {
+      approvals: "ask",
+      prompt: "ask Bash rm -rf build",
+    });
+    const second = page.getByRole("listitem", { name: "Bash: rm -rf build" });
+    await second.getByRole("button", { name: "Deny" }).click();
+    const resolved = await waitForKind(rig.t, denied, "agent.permission.resolved");
+    assert.equal(resolved[0].decision, "deny", JSON.stringify(resolved));
+    await second.waitFor({ state: "detached" });
   },
 );
 
@@ -70,30 +65,26 @@ browserTest(
   "web app: a turn typed in the session view reaches the agent and its answer streams in",
   async () => {
     await using rig = await startRig();
-    const project = await Deno.realPath(await tempHome());
-    try {
-      const id = await launchAgent(rig.t, project, { prompt: "hello" });
-      await waitForKind(rig.t, id, "agent.message");
-      for (const viewport of [PHONE, DESKTOP]) {
-        const page = await rig.page(viewport);
-        await rig.pair(page, "operate");
-        await page.goto(`${rig.origin}/#/s/${id}`);
-        await page.getByText("echo: hello").waitFor();
-        await screenshot(page, "session");
-      }
-      const page = await rig.page(DESKTOP);
+    const project = await rig.project();
+    const id = await launchAgent(rig.t, project, { prompt: "hello" });
+    await waitForKind(rig.t, id, "agent.message");
+    for (const viewport of [PHONE, DESKTOP]) {
+      const page = await rig.page(viewport);
       await rig.pair(page, "operate");
       await page.goto(`${rig.origin}/#/s/${id}`);
-      await page.getByLabel("Message to the agent").fill(
-        "stream one two three four five six seven",
-      );
-      await page.getByRole("button", { name: "Send" }).click();
-      await page.locator(".line.partial").waitFor();
-      await page.getByText("one two three four five six seven").last().waitFor();
-      await page.locator(".line.partial").waitFor({ state: "detached" });
-    } finally {
-      await removeTree(project);
+      await page.getByText("echo: hello").waitFor();
+      await screenshot(page, "session");
     }
+    const page = await rig.page(DESKTOP);
+    await rig.pair(page, "operate");
+    await page.goto(`${rig.origin}/#/s/${id}`);
+    await page.getByLabel("Message to the agent").fill(
+      "stream one two three four five six seven",
+    );
+    await page.getByRole("button", { name: "Send" }).click();
+    await page.locator(".line.partial").waitFor();
+    await page.getByText("one two three four five six seven").last().waitFor();
+    await page.locator(".line.partial").waitFor({ state: "detached" });
   },
 );
 
@@ -132,24 +123,19 @@ browserTest(
   "web app: attention lists a session waiting on a request first and links to it",
   async () => {
     await using rig = await startRig();
-    const project = await Deno.realPath(await tempHome());
-    try {
-      const waiting = await launchAgent(rig.t, project, { approvals: "ask" });
-      await waitForKind(rig.t, waiting, "agent.permission");
-      for (const viewport of [PHONE, DESKTOP]) {
-        const page = await rig.page(viewport);
-        await rig.pair(page, "read");
-        await page.getByRole("link", { name: /^Attention \(1\)$/ }).click();
-        assert.equal(new URL(page.url()).hash, "#/attention");
-        const item = page.getByRole("listitem", { name: /^approval: / });
-        await item.waitFor();
-        await screenshot(page, "attention");
-        await item.getByRole("link").click();
-        assert.equal(new URL(page.url()).hash, `#/s/${waiting}`);
-        await page.getByRole("heading", { level: 1 }).waitFor();
-      }
-    } finally {
-      await removeTree(project);
+    const waiting = await launchAgent(rig.t, await rig.project(), { approvals: "ask" });
+    await waitForKind(rig.t, waiting, "agent.permission");
+    for (const viewport of [PHONE, DESKTOP]) {
+      const page = await rig.page(viewport);
+      await rig.pair(page, "read");
+      await page.getByRole("link", { name: /^Attention \(1\)$/ }).click();
+      assert.equal(new URL(page.url()).hash, "#/attention");
+      const item = page.getByRole("listitem", { name: /^approval: / });
+      await item.waitFor();
+      await screenshot(page, "attention");
+      await item.getByRole("link").click();
+      assert.equal(new URL(page.url()).hash, `#/s/${waiting}`);
+      await page.getByRole("heading", { level: 1 }).waitFor();
     }
   },
 );
@@ -158,59 +144,55 @@ browserTest(
   "web app: a routine is run now from its card; its result is read in the inbox as text and marked read",
   async () => {
     await using rig = await startRig();
-    const project = await Deno.realPath(await tempHome());
-    try {
-      const hostile = `<img src=x onerror="document.title='owned'"> done`;
-      await act(rig.t, "svc.automations.create", {
-        definition: routineDefinition("nightly", {
-          name: "Nightly check",
-          status: "ACTIVE",
-          runtime: "agent",
-          prompt: hostile,
-          cwd: project,
-          timeoutMinutes: 1,
-          outputTarget: { kind: "inbox" },
-        }),
-      });
-      for (const viewport of [PHONE, DESKTOP]) {
-        const reader = await rig.page(viewport);
-        await rig.pair(reader, "read");
-        await reader.getByRole("link", { name: "Routines" }).click();
-        const card = reader.getByRole("listitem", { name: "nightly: Nightly check" });
-        await card.getByText("ok", { exact: true }).waitFor();
-        assert.equal(await card.getByRole("button").count(), 0);
-      }
-      const page = await rig.page(PHONE);
-      await rig.pair(page, "operate");
-      await page.goto(`${rig.origin}/#/routines`);
-      const card = page.getByRole("listitem", { name: "nightly: Nightly check" });
-      await screenshot(page, "routines");
-      await card.getByRole("button", { name: "Run nightly now" }).click();
-      await page.getByText(/^Run started/).waitFor();
-      await card.getByText("succeeded", { exact: true }).waitFor({ timeout: 20_000 });
+    const project = await rig.project();
+    const hostile = `<img src=x onerror="document.title='owned'"> done`;
+    await act(rig.t, "svc.automations.create", {
+      definition: routineDefinition("nightly", {
+        name: "Nightly check",
+        status: "ACTIVE",
+        runtime: "agent",
+        prompt: hostile,
+        cwd: project,
+        timeoutMinutes: 1,
+        outputTarget: { kind: "inbox" },
+      }),
+    });
+    for (const viewport of [PHONE, DESKTOP]) {
+      const reader = await rig.page(viewport);
+      await rig.pair(reader, "read");
+      await reader.getByRole("link", { name: "Routines" }).click();
+      const card = reader.getByRole("listitem", { name: "nightly: Nightly check" });
+      await card.getByText("ok", { exact: true }).waitFor();
+      assert.equal(await card.getByRole("button").count(), 0);
+    }
+    const page = await rig.page(PHONE);
+    await rig.pair(page, "operate");
+    await page.goto(`${rig.origin}/#/routines`);
+    const card = page.getByRole("listitem", { name: "nightly: Nightly check" });
+    await screenshot(page, "routines");
+    await card.getByRole("button", { name: "Run nightly now" }).click();
+    await page.getByText(/^Run started/).waitFor();
+    await card.getByText("succeeded", { exact: true }).waitFor({ timeout: 20_000 });
 
-      for (const viewport of [DESKTOP, PHONE]) {
-        const reader = await rig.page(viewport);
-        await rig.pair(reader, "read");
-        await reader.getByRole("link", { name: "Inbox (1)" }).click();
-        const item = reader.getByRole("listitem", { name: /^unread: nightly: / });
-        await screenshot(reader, "inbox");
-        await item.getByRole("link").click();
-        const text = reader.getByRole("region", { name: /^Result of / }).getByLabel("Result");
-        await text.getByText(hostile, { exact: false }).first().waitFor();
-        assert.equal(await reader.locator("main img").count(), 0);
-        assert.notEqual(await reader.title(), "owned");
-        await screenshot(reader, "inbox-result");
-        if (viewport === PHONE) {
-          await reader.getByRole("button", { name: "Mark read" }).click();
-          await reader.getByRole("button", { name: "Mark read" }).waitFor({ state: "detached" });
-          await reader.getByRole("link", { name: "Back to the inbox" }).click();
-          await reader.getByRole("listitem", { name: /^nightly: / }).waitFor();
-          await reader.getByRole("link", { name: "Inbox (0)" }).waitFor();
-        }
+    for (const viewport of [DESKTOP, PHONE]) {
+      const reader = await rig.page(viewport);
+      await rig.pair(reader, "read");
+      await reader.getByRole("link", { name: "Inbox (1)" }).click();
+      const item = reader.getByRole("listitem", { name: /^unread: nightly: / });
+      await screenshot(reader, "inbox");
+      await item.getByRole("link").click();
+      const text = reader.getByRole("region", { name: /^Result of / }).getByLabel("Result");
+      await text.getByText(hostile, { exact: false }).first().waitFor();
+      assert.equal(await reader.locator("main img").count(), 0);
+      assert.notEqual(await reader.title(), "owned");
+      await screenshot(reader, "inbox-result");
+      if (viewport === PHONE) {
+        await reader.getByRole("button", { name: "Mark read" }).click();
+        await reader.getByRole("button", { name: "Mark read" }).waitFor({ state: "detached" });
+        await reader.getByRole("link", { name: "Back to the inbox" }).click();
+        await reader.getByRole("listitem", { name: /^nightly: / }).waitFor();
+        await reader.getByRole("link", { name: "Inbox (0)" }).waitFor();
       }
-    } finally {
-      await removeTree(project);
     }
   },
 );
