@@ -1,10 +1,10 @@
 /**
- * `deno task web:build`: the web app (D30) into `web/dist/`: `app.js` bundled
- * from `src/web/app/main.tsx` for the browser (minified, no source map),
- * and `index.html` and `app.css` copied as they are (no inline script or
- * style: the page's CSP allows `'self'` only). The built files are
- * committed, so svc serves the app without a build step;
- * tests/scripts/web_build_test.ts rebuilds them and fails when they differ.
+ * `deno task web:build`: the web app's script (D30) into `web/dist/app.js`,
+ * bundled from `src/web/app/main.tsx` for the browser (minified, no source
+ * map). The page and its style (`src/web/app/index.html`, `app.css`: no
+ * inline script or style, the CSP allows `'self'` only) are served from the
+ * sources. The built script is committed, so svc serves the app without a
+ * build step; tests/scripts/web_build_test.ts rebuilds it and fails when it differs.
  *
  *   deno task web:build [--out-dir DIR]
  */
@@ -17,8 +17,6 @@ import { REPO_ROOT } from "./stamp_version.ts";
 export const WEB_DIST_DIR = "web/dist";
 
 const SOURCE_DIR = "src/web/app";
-/** Files copied unchanged from the sources. */
-const COPIED = ["index.html", "app.css"];
 
 /** Builds the app into `outDir` (absolute, or relative to `root`); returns the files written. */
 export async function buildWebApp(
@@ -42,10 +40,7 @@ export async function buildWebApp(
   if (!output.success) {
     throw new BuildError(`deno bundle failed:\n${new TextDecoder().decode(output.stderr).trim()}`);
   }
-  for (const name of COPIED) {
-    await Deno.copyFile(resolve(root, SOURCE_DIR, name), resolve(outDir, name));
-  }
-  return ["app.js", ...COPIED].map((name) => resolve(outDir, name));
+  return [resolve(outDir, "app.js")];
 }
 
 if (import.meta.main) {

@@ -1,5 +1,5 @@
 /**
- * The web app's files (D30), built from the repo into `web/dist/` and
+ * The web app's files (D30), its script built from the repo into `web/dist/`,
  * embedded in svc (embedded_app.ts), served at `/` with no CDN. Without an
  * app, `/` is a 404 that says so; nothing else stands in for it.
  */
@@ -65,7 +65,7 @@ export async function staticResponse(req: Request, pathname: string, assets: Sta
       throw new ServiceError(
         "web_app_not_built",
         404,
-        "The web app is not built into this svc: web/dist/index.html is missing",
+        "The web app is not built into this svc: its page is missing",
       );
     }
     throw new ServiceError("not_found", 404, `No file for "${pathname}"`);
