@@ -8,7 +8,13 @@
  *   against a bare SSE reader of the same session in the same run;
  * - CPU and RSS with 50 live sessions writing 1,000 lines/s in total (goals
  *   ≤ 25 % of one core, ≤ 150 MiB), against the bare Ink app;
- * - CPU over 60 s idle (goal ≈ 0: under 1 % of one core).
+ * - CPU over 60 s idle (goal ≈ 0: under 1 % of one core);
+ * - issue 38 item 2: the session view of a 10 × 300k-character conversation,
+ *   its CPU idle (goal ≤ 5 % of one core) and key → next frame for PgUp, k, j
+ *   and PgDn (goal p99 ≤ 100 ms), against the bare Ink app;
+ * - issue 38 item 7: with 50 busy agents, an approval from its `requestedAt`
+ *   in the daemon's broker to its row in the approvals view, p99 (goal ≤ 100
+ *   ms), against a bare reader of the daemon's feed in the same run.
  */
 import { join } from "node:path";
 import { isoTime } from "../../src/clock.ts";
@@ -24,8 +30,12 @@ import { seededSessionRow } from "./seed_rows.ts";
 import { SseConnection } from "./sse_client.ts";
 
 const PROBE = new URL("./ui_probe.tsx", import.meta.url).pathname;
+const AGENT = new URL("./conversation_agent.ts", import.meta.url).pathname;
 const SEEDED_SESSIONS = 1000;
 const MIB = 1024 * 1024;
+/** Issue 38 item 2's conversation: 10 lines of 300k characters. */
+const BIG_LINES = 10;
+const BIG_CHARS = 300_000;
 
 /** Seeds `count` ended sessions into a new home's store (the daemon adopts it at start). */
 function seedSessions(home: string, count: number): void {
@@ -78,7 +88,14 @@ async function usage(pid: number, settleMs: number, ms: number) {
 }
 
 export async function uiBudgets(ctx: BenchContext): Promise<Figure[]> {
-  const home = await makeHome(ctx, "ui", harnessConfig(ctx));
+  const base = harnessConfig(ctx) as { harnesses: Record<string, unknown> };
+  const home = await makeHome(ctx, "ui", {
+    ...base,
+    harnesses: {
+      ...base.harnesses,
+      convo: { command: [Deno.execPath(), "run", AGENT], protocol: "claude" },
+    },
+  });
   seedSessions(home, SEEDED_SESSIONS);
   const svc = await startSvc(ctx.registry, home, { cpuProfDir: ctx.cpuProfDir ?? undefined });
   const client = await UnixHttpClient.connect(svc.socket);
@@ -141,6 +158,70 @@ export async function uiBudgets(ctx: BenchContext): Promise<Figure[]> {
     await probe(ctx, ["run", svc.socket, String(idleMs + 3000)], async (pid) => {
       idle = await usage(pid, 2500, idleMs);
     });
+    // 5. Issue 38 item 2: a 10 × 300k-character conversation in the session view.
+    const bigId = await launch(client, {
+      projectRoot: project,
+      harness: "convo",
+      prompt: `big ${BIG_LINES} ${BIG_CHARS}`,
+    });
+    const bigIdleMs = ctx.quick ? 3000 : 5000;
+    const big = await probe<{
+      idleCoreShare: number;
+      idleWrites: number;
+      latencies: number[];
+    }>(ctx, ["big", svc.socket, bigId, String(bigIdleMs)]);
+    await client.json("POST", `/api/v1/sessions/${bigId}/close`, {}).catch(() => {});
+    const keyLatencies = big.latencies.filter((ms) => !Number.isNaN(ms));
+    const bareKeys = (await probe<{ latencies: number[] }>(ctx, ["barekeys"])).latencies
+      .filter((ms) => !Number.isNaN(ms));
+
+    // 6. Issue 38 item 7: approvals while 50 agents are busy.
+    const asks = ctx.quick ? 20 : 60;
+    const chatterMs = 50;
+    const chatter = Math.ceil((asks * 400 + 20_000) / chatterMs);
+    for (let i = 0; i < 50; i++) {
+      await launch(client, {
+        projectRoot: project,
+        harness: "convo",
+        prompt: `chatter ${chatter} ${chatterMs}`,
+      });
+    }
+    const feed = await SseConnection.open(svc.socket, "/api/v1/stream");
+    const feedSeen = new Map<string, number>();
+    const feedReading = feed.readAll((received, at) => {
+      for (const frame of received) {
+        if (frame.event !== "approval.requested") continue;
+        const requestId = (JSON.parse(frame.data) as { requestId: string }).requestId;
+        if (!feedSeen.has(requestId)) feedSeen.set(requestId, at);
+      }
+    });
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const askerId = await launch(client, {
+      projectRoot: project,
+      harness: "convo",
+      prompt: `asks ${asks} 200`,
+    });
+    const approvals = await probe<{
+      shown: { requestId: string; requestedAt: number; latency: number }[];
+      early: number;
+    }>(ctx, ["approvals", svc.socket, String(asks), String(asks * 1000 + 10_000)]);
+    feed.close();
+    await feedReading.catch(() => {});
+    const approvalLatencies = approvals.shown.map((a) => a.latency);
+    const feedLatencies = approvals.shown.flatMap((a) => {
+      const at = feedSeen.get(a.requestId);
+      return at === undefined ? [] : [at - a.requestedAt];
+    });
+    await client.json("POST", `/api/v1/sessions/${askerId}/close`, {}).catch(() => {});
+
+    ctx.log(
+      `ui: 10 × 300k idle ${(big.idleCoreShare * 100).toFixed(2)} % (${big.idleWrites} frames), ` +
+        `key → screen p50 ${percentile(keyLatencies, 50).toFixed(1)} p99 ${
+          percentile(keyLatencies, 99).toFixed(1)
+        } ms; approval → screen p99 ${percentile(approvalLatencies, 99).toFixed(1)} ms (feed ${
+          percentile(feedLatencies, 99).toFixed(1)
+        }, ${approvalLatencies.length} of ${asks} counted)`,
+    );
     ctx.log(
       `ui: commit → screen p99 ${percentile(uiLatencies, 99).toFixed(1)} ms (SSE ${
         percentile(sseLatencies, 99).toFixed(1)
@@ -205,6 +286,54 @@ export async function uiBudgets(ctx: BenchContext): Promise<Figure[]> {
         baseline: bareLoad.coreShare * 100,
         baselineLabel: "a bare Ink app",
         target: { on: "svc", op: "<=", value: 1 },
+      }),
+      figure({
+        id: "ui_big_conversation_idle_cpu_percent",
+        label: `svc ui CPU over ${
+          bigIdleMs / 1000
+        } s idle in a ${BIG_LINES} × 300k-character conversation (% of one core)`,
+        unit: "%",
+        better: "lower",
+        svc: big.idleCoreShare * 100,
+        baseline: bareLoad.coreShare * 100,
+        baselineLabel: "a bare Ink app",
+        target: { on: "svc", op: "<=", value: 5 },
+        details: { framesWhileIdle: big.idleWrites },
+      }),
+      figure({
+        id: "ui_big_conversation_key_p99_ms",
+        label: `svc ui key → screen in that conversation (PgUp, k, j, PgDn ×5 each), p99`,
+        unit: "ms",
+        better: "lower",
+        svc: percentile(keyLatencies, 99),
+        baseline: percentile(bareKeys, 99),
+        baselineLabel: "a bare Ink app counting the same keys",
+        target: { on: "svc", op: "<=", value: 100 },
+        details: {
+          keys: big.latencies.length,
+          shown: keyLatencies.length,
+          p50: percentile(keyLatencies, 50),
+          baselineP50: percentile(bareKeys, 50),
+          runs: big.latencies,
+        },
+      }),
+      figure({
+        id: "ui_approval_to_screen_p99_ms",
+        label: "svc ui: an approval asked (broker's requestedAt) on screen, 50 busy agents, p99",
+        unit: "ms",
+        better: "lower",
+        svc: percentile(approvalLatencies, 99),
+        baseline: percentile(feedLatencies, 99),
+        baselineLabel: "a bare reader of the daemon's feed (GET /stream)",
+        target: { on: "svc", op: "<=", value: 100 },
+        details: {
+          asked: asks,
+          shown: approvalLatencies.length,
+          askedBeforeTheViewOpened: approvals.early,
+          p50: percentile(approvalLatencies, 50),
+          latencies: approvalLatencies,
+          baselineP50: percentile(feedLatencies, 50),
+        },
       }),
     ];
   } finally {

@@ -9,9 +9,15 @@
  *   ui_probe.tsx latency SOCKET SESSION MS    per `tick n <epoch ms>` line: first seen − written
  *   ui_probe.tsx run SOCKET MS                the fleet on screen for MS (the stage reads CPU, RSS)
  *   ui_probe.tsx bare MS                      a bare Ink app of one line, for MS (the floor)
+ *   ui_probe.tsx big SOCKET SESSION IDLE_MS   the session (a 10 × 300k conversation) opened: its own CPU
+ *                                             over IDLE_MS, then key → next frame for PgUp, k, j, PgDn
+ *   ui_probe.tsx barekeys                     key → next frame in a bare Ink app counting keys (the floor)
+ *   ui_probe.tsx approvals SOCKET COUNT MS    the approvals view: per `approve-probe-<n>` request,
+ *                                             first seen − its requestedAt; each is denied once seen
  */
 import { EventEmitter } from "node:events";
-import { render, Text } from "ink";
+import { render, Text, useInput } from "ink";
+import { useState } from "react";
 import { SvcClient } from "../../src/client/client.ts";
 import { UiActions } from "../../src/ui/actions.ts";
 import { App } from "../../src/ui/app.tsx";
@@ -19,6 +25,7 @@ import { FocusStore } from "../../src/ui/focus.ts";
 import type { SessionRecord } from "../../src/ui/model.ts";
 import { UiStore } from "../../src/ui/store.ts";
 import { UiSync } from "../../src/ui/sync.ts";
+import { cpuSeconds } from "./load.ts";
 
 /** A 120×40 terminal that keeps nothing but calls `onWrite` with each frame's text. */
 class Terminal extends EventEmitter {
@@ -148,6 +155,130 @@ async function latency(socket: string, sessionId: string, durationMs: number): P
   return { latencies };
 }
 
+/** Waits until `sessionId` is in the UI's store, then opens it from the fleet's first row. */
+async function openSession(ui: ReturnType<typeof mount>, sessionId: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!ui.store.snapshot().sessions.has(sessionId) && Date.now() < deadline) await sleep(10);
+  if (!ui.store.snapshot().sessions.has(sessionId)) {
+    throw new Error(`Session ${sessionId} never reached the UI`);
+  }
+  await sleep(200);
+  ui.keyboard.press("\r");
+}
+
+const PAGE_UP = "\x1b[5~";
+const PAGE_DOWN = "\x1b[6~";
+
+async function big(socket: string, sessionId: string, idleMs: number): Promise<unknown> {
+  let screen = "";
+  let writes = 0;
+  let nextWrite: (() => void) | null = null;
+  const ui = mount(socket, (chunk) => {
+    writes++;
+    screen = (screen + chunk).slice(-20_000);
+    nextWrite?.();
+  });
+  await openSession(ui, sessionId);
+  // The newest rows of the conversation: the end of its last line.
+  const deadline = Date.now() + 30_000;
+  while (!screen.includes("end of 9") && Date.now() < deadline) await sleep(20);
+  if (!screen.includes("end of 9")) throw new Error(`The conversation never showed:\n${screen}`);
+  await sleep(1500);
+  const writesBefore = writes;
+  const cpuBefore = cpuSeconds(Deno.pid) ?? NaN;
+  const idleStarted = performance.now();
+  await sleep(idleMs);
+  const idleSeconds = (performance.now() - idleStarted) / 1000;
+  const idleCoreShare = ((cpuSeconds(Deno.pid) ?? NaN) - cpuBefore) / idleSeconds;
+  const idleWrites = writes - writesBefore;
+  const latencies = await timeKeys(ui.keyboard, (onWrite) => nextWrite = onWrite);
+  await ui.close();
+  return { idleCoreShare, idleSeconds, idleWrites, latencies };
+}
+
+const KEYS = [
+  ...Array(5).fill(PAGE_UP),
+  ...Array(5).fill("k"),
+  ...Array(5).fill("j"),
+  ...Array(5).fill(PAGE_DOWN),
+];
+
+/** Per key of KEYS: ms from its press to the next frame written (NaN: none within 2 s). */
+async function timeKeys(
+  keyboard: Keyboard,
+  onNextWrite: (callback: (() => void) | null) => void,
+): Promise<number[]> {
+  const latencies: number[] = [];
+  for (const key of KEYS) {
+    const shown = new Promise<number>((resolve) => onNextWrite(() => resolve(performance.now())));
+    const pressed = performance.now();
+    keyboard.press(key);
+    latencies.push((await Promise.race([shown, sleep(2000).then(() => NaN)])) - pressed);
+    onNextWrite(null);
+    await sleep(150);
+  }
+  return latencies;
+}
+
+function KeyCounter() {
+  const [count, setCount] = useState(0);
+  useInput(() => setCount((n) => n + 1));
+  return <Text>svc {count}</Text>;
+}
+
+async function bareKeys(): Promise<unknown> {
+  let nextWrite: (() => void) | null = null;
+  const keyboard = new Keyboard();
+  const instance = render(<KeyCounter />, {
+    stdout: new Terminal(() => nextWrite?.()) as unknown as NodeJS.WriteStream,
+    stdin: keyboard as unknown as NodeJS.ReadStream,
+    interactive: true,
+    patchConsole: false,
+    exitOnCtrlC: false,
+    maxFps: 30,
+  });
+  await sleep(500);
+  const latencies = await timeKeys(keyboard, (onWrite) => nextWrite = onWrite);
+  instance.unmount();
+  return { latencies };
+}
+
+async function approvals(socket: string, count: number, durationMs: number): Promise<unknown> {
+  const seen = new Map<number, number>();
+  const shown: { requestId: string; requestedAt: number; latency: number }[] = [];
+  let ui: ReturnType<typeof mount> | null = null;
+  /** Requests asked before the view was on screen wait for the UI to start: not counted. */
+  let watchingSince = Infinity;
+  let early = 0;
+  const answer = (n: number, at: number) => {
+    const exact = new RegExp(`approve-probe-${n}\\b`);
+    const approval = ui?.store.snapshot().approvals.find((a) => exact.test(a.summary));
+    if (!approval) return;
+    const requestedAt = Date.parse(approval.requestedAt);
+    if (requestedAt >= watchingSince) {
+      shown.push({ requestId: approval.requestId, requestedAt, latency: at - requestedAt });
+    } else early++;
+    void new UiActions(ui!.client).answer(approval, "deny");
+  };
+  ui = mount(socket, (chunk) => {
+    const now = performance.timeOrigin + performance.now();
+    for (const match of chunk.matchAll(/approve-probe-(\d+)/g)) {
+      const n = Number(match[1]);
+      if (seen.has(n)) continue;
+      seen.set(n, now);
+      answer(n, now);
+    }
+  });
+  await sleep(500);
+  ui.keyboard.press("3");
+  await sleep(500);
+  watchingSince = performance.timeOrigin + performance.now();
+  const deadline = Date.now() + durationMs;
+  while (seen.size < count && Date.now() < deadline) await sleep(50);
+  await ui.close();
+  return { shown, seen: seen.size, early };
+}
+
 async function run(socket: string, durationMs: number): Promise<unknown> {
   let writes = 0;
   const ui = mount(socket, () => writes++);
@@ -181,6 +312,12 @@ const result = mode === "frame"
   ? await run(args[0], Number(args[1]))
   : mode === "bare"
   ? await bare(Number(args[0]))
+  : mode === "barekeys"
+  ? await bareKeys()
+  : mode === "big"
+  ? await big(args[0], args[1], Number(args[2]))
+  : mode === "approvals"
+  ? await approvals(args[0], Number(args[1]), Number(args[2]))
   : (() => {
     throw new Error(`Unknown mode "${mode}"`);
   })();
