@@ -9,6 +9,8 @@
  *   asks N MS          N permission requests for Bash, one at a time: the command of the i-th is
  *                      `approve-probe-i`; MS ms after each answer the next is asked
  */
+import { LineSplitter } from "../../src/agents/line_splitter.ts";
+
 const encoder = new TextEncoder();
 const SESSION = "bench-conversation";
 let turn = 0;
@@ -79,22 +81,14 @@ async function onUser(text: string): Promise<void> {
   });
 }
 
-let buffer = "";
-const decoder = new TextDecoder();
-for await (const chunk of Deno.stdin.readable) {
-  buffer += decoder.decode(chunk, { stream: true });
-  let newline;
-  while ((newline = buffer.indexOf("\n")) >= 0) {
-    const line = buffer.slice(0, newline);
-    buffer = buffer.slice(newline + 1);
-    if (line.trim() === "") continue;
+const lines = new LineSplitter(16 * 1024 * 1024);
+for await (const text of Deno.stdin.readable.pipeThrough(new TextDecoderStream())) {
+  for (const line of lines.push(text).lines.filter((line) => line.trim() !== "")) {
     const received = JSON.parse(line);
-    if (received.type === "user") {
-      void onUser(received.message.content[0].text);
-    } else if (received.type === "control_response") {
-      const id = received.response.request_id;
-      waiters.get(id)?.();
-      waiters.delete(id);
-    }
+    if (received.type === "user") void onUser(received.message.content[0].text);
+    if (received.type !== "control_response") continue;
+    const id = received.response.request_id;
+    waiters.get(id)?.();
+    waiters.delete(id);
   }
 }

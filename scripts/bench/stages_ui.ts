@@ -257,16 +257,12 @@ export async function uiBudgets(ctx: BenchContext): Promise<Figure[]> {
           baselineP50: percentile(sseLatencies, 50),
         },
       }),
-      figure({
-        id: "ui_load_cpu_percent",
-        label: "svc ui CPU, 50 live sessions writing 1,000 lines/s in total (% of one core)",
-        unit: "%",
-        better: "lower",
-        svc: loaded.coreShare * 100,
-        baseline: bareLoad.coreShare * 100,
-        baselineLabel: "a bare Ink app",
-        target: { on: "svc", op: "<=", value: 25 },
-      }),
+      cpuFigure(
+        "ui_load_cpu_percent",
+        "svc ui CPU, 50 live sessions writing 1,000 lines/s in total",
+        [loaded.coreShare, bareLoad.coreShare],
+        25,
+      ),
       figure({
         id: "ui_load_rss_mib",
         label: "svc ui peak RSS under that load",
@@ -277,29 +273,21 @@ export async function uiBudgets(ctx: BenchContext): Promise<Figure[]> {
         baselineLabel: "a bare Ink app",
         target: { on: "svc", op: "<=", value: 150 },
       }),
-      figure({
-        id: "ui_idle_cpu_percent",
-        label: `svc ui CPU over ${idleMs / 1000} s idle (% of one core)`,
-        unit: "%",
-        better: "lower",
-        svc: idle.coreShare * 100,
-        baseline: bareLoad.coreShare * 100,
-        baselineLabel: "a bare Ink app",
-        target: { on: "svc", op: "<=", value: 1 },
-      }),
-      figure({
-        id: "ui_big_conversation_idle_cpu_percent",
-        label: `svc ui CPU over ${
+      cpuFigure(
+        "ui_idle_cpu_percent",
+        `svc ui CPU over ${idleMs / 1000} s idle`,
+        [idle.coreShare, bareLoad.coreShare],
+        1,
+      ),
+      cpuFigure(
+        "ui_big_conversation_idle_cpu_percent",
+        `svc ui CPU over ${
           bigIdleMs / 1000
-        } s idle in a ${BIG_LINES} × 300k-character conversation (% of one core)`,
-        unit: "%",
-        better: "lower",
-        svc: big.idleCoreShare * 100,
-        baseline: bareLoad.coreShare * 100,
-        baselineLabel: "a bare Ink app",
-        target: { on: "svc", op: "<=", value: 5 },
-        details: { framesWhileIdle: big.idleWrites },
-      }),
+        } s idle in a ${BIG_LINES} × 300k-character conversation`,
+        [big.idleCoreShare, bareLoad.coreShare],
+        5,
+        { framesWhileIdle: big.idleWrites },
+      ),
       figure({
         id: "ui_big_conversation_key_p99_ms",
         label: `svc ui key → screen in that conversation (PgUp, k, j, PgDn ×5 each), p99`,
@@ -340,6 +328,27 @@ export async function uiBudgets(ctx: BenchContext): Promise<Figure[]> {
     client.close();
     await svc.stop();
   }
+}
+
+/** A CPU share of one core against the bare Ink app's (`bareShare`), with its goal in %. */
+function cpuFigure(
+  id: string,
+  label: string,
+  [coreShare, bareShare]: [number, number],
+  goal: number,
+  details?: Record<string, unknown>,
+): Figure {
+  return figure({
+    id,
+    label: `${label} (% of one core)`,
+    unit: "%",
+    better: "lower",
+    svc: coreShare * 100,
+    baseline: bareShare * 100,
+    baselineLabel: "a bare Ink app",
+    target: { on: "svc", op: "<=", value: goal },
+    details,
+  });
 }
 
 /** Waits (at most 60 s) until no session runs. */
