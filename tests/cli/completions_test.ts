@@ -84,6 +84,7 @@ Deno.test("parseUsage() reads subcommands and flags from usage texts", async (t)
       "close",
       "kill",
       "resume",
+      "unpark",
     ]);
     for (
       const flag of [

@@ -12,6 +12,7 @@ Deno.test("parseConfig() applies defaults to an empty object", () => {
     idleTimeoutMinutes: 60,
     turnTimeoutMinutes: 30,
     approvals: { interactive: "ask", unattended: "deny", timeoutSeconds: 600 },
+    autoResume: { enabled: false },
     worktrees: { keep: 10 },
     worktreeSetup: {},
     projects: [],
