@@ -189,28 +189,40 @@ export class UiActions {
    * lines under its land check (D34), or why there is none (`svc worktrees diff ID` pages the rest).
    */
   async diff(sessionId: string): Promise<{ ok: boolean; lines: string[] }> {
-    let response, check;
-    try {
-      [check, response] = await Promise.all([
-        this.#client.get<{ check?: LandCheck }>(`/sessions/${enc(sessionId)}/worktree/check`),
-        this.#client.get<{ diff?: { data: string; nextOffset: number | null } }>(
-          `/sessions/${enc(sessionId)}/worktree/diff?length=${DIFF_PAGE_BYTES}`,
-        ),
-      ]);
-    } catch {
-      return { ok: false, lines: [AWAY.message] };
-    }
-    if (!response.ok) {
-      return { ok: false, lines: [terminalSafe(messageOf(response.body, "No worktree diff"))] };
-    }
-    const diff = response.body.diff;
-    const lines = terminalSafe(diff?.data ?? "", { keepTabs: true }).split("\n");
+    const [check, page] = await Promise.all([
+      this.landCheck(sessionId),
+      this.diffPage(sessionId, 0, DIFF_PAGE_BYTES),
+    ]);
+    if (!page.ok) return { ok: false, lines: [page.message] };
+    const lines = terminalSafe(page.data, { keepTabs: true }).split("\n");
     // D34: whether it lands cleanly on the checkout's HEAD, above the patch.
-    if (check.ok && check.body.check) lines.unshift(terminalSafe(checkText(check.body.check)), "");
-    if (diff?.nextOffset !== null && diff?.nextOffset !== undefined) {
+    if (check.ok) lines.unshift(terminalSafe(checkText(check.check)), "");
+    if (page.nextOffset !== null) {
       lines.push("", `… the diff goes on: svc worktrees diff ${sessionId}`);
     }
     return { ok: true, lines };
+  }
+
+  /**
+   * One page of a session's worktree diff (D27) from byte `offset`, as the
+   * daemon sent it; `nextOffset` is where the next page starts (null: the end).
+   */
+  async diffPage(
+    sessionId: string,
+    offset: number,
+    length = DIFF_PAGE_BYTES,
+  ): Promise<{ ok: true; data: string; nextOffset: number | null } | Failed> {
+    let response;
+    try {
+      response = await this.#client.get<{ diff?: { data: string; nextOffset: number | null } }>(
+        `/sessions/${enc(sessionId)}/worktree/diff?offset=${offset}&length=${length}`,
+      );
+    } catch {
+      return AWAY;
+    }
+    const diff = response.body.diff;
+    if (!response.ok || !diff) return fail(messageOf(response.body, "No worktree diff"));
+    return { ok: true, data: diff.data, nextOffset: diff.nextOffset ?? null };
   }
 
   /** Whether the worktree's work lands cleanly on the checkout's HEAD (D34), nothing written. */

@@ -60,7 +60,7 @@ export function landConfirm(session: SessionRecord, check: LandCheck, actions: U
       safeLine(session.worktree?.repository)
     }?`,
   ];
-  const ready = check.clean && check.branch !== null;
+  const modes = landModes(check);
   if (check.branch === null) {
     lines.push("  the checkout's HEAD is detached: check out a branch first");
   } else if (!check.clean) {
@@ -71,26 +71,43 @@ export function landConfirm(session: SessionRecord, check: LandCheck, actions: U
   }
   if (check.verify.configured) lines.push("  the project's verify runs on the result first");
   lines.push(
-    ready
+    modes.length > 0
       ? `s squash (one commit: "${safeLine(session.title)}") · m merge · r rebase · Esc cancels`
       : "Esc closes (svc worktrees diff shows the work)",
   );
   return {
     lines,
-    keys: ready ? { s: "squash", m: "merge", r: "rebase" } : {},
+    keys: modes.length > 0 ? { s: "squash", m: "merge", r: "rebase" } : {},
     run: (mode) => actions.land(session.id, mode as LandMode),
+  };
+}
+
+/** The ways a checked land may go: all three when it lands cleanly on a branch, else none. */
+export function landModes(check: LandCheck): LandMode[] {
+  return check.clean && check.branch !== null ? ["squash", "merge", "rebase"] : [];
+}
+
+/**
+ * What discarding a session's worktree costs: whether its work was landed,
+ * and so whether discarding must be forced (work never landed is lost for good).
+ */
+export function discardCost(session: SessionRecord): { landed: boolean; warning: string } {
+  const landed = Boolean(session.worktree?.landedAt);
+  return {
+    landed,
+    warning: landed
+      ? "its work was landed"
+      : "its work was never landed: discarding loses it for good",
   };
 }
 
 /** Discarding asks first, and says when the work was never landed (then it is lost for good). */
 export function discardConfirm(session: SessionRecord, actions: UiActions): Confirm {
-  const landed = Boolean(session.worktree?.landedAt);
+  const { landed, warning } = discardCost(session);
   return {
     lines: [
       `Discard the worktree of ${session.id} and its branch ${safeLine(session.worktree?.branch)}?`,
-      landed
-        ? "  its work was landed"
-        : "  its work was never landed: discarding loses it for good",
+      `  ${warning}`,
       "y discards, n keeps it",
     ],
     run: () => actions.discard(session.id, !landed),

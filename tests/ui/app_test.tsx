@@ -299,7 +299,7 @@ Deno.test("svc ui session view: d pages the worktree's diff (D27), safe and colo
   await app.press(KEY.enter, "d");
   assert.equal(
     app.calls.at(-1)?.path,
-    "/sessions/ses_01TREE00000000000000000000/worktree/diff?length=1048576",
+    "/sessions/ses_01TREE00000000000000000000/worktree/diff?offset=0&length=1048576",
   );
   const frame = app.frame();
   assert.match(frame, /worktree diff of ses_01TREE/);

@@ -1,7 +1,8 @@
 /**
  * The web app's views and their URLs (D30): `/pair#<code>` pairs, and every
  * other view lives in the fragment (`/#/fleet`, `/#/attention`, `/#/approvals`,
- * `/#/routines`, `/#/inbox`, `/#/inbox/<run id>`, `/#/s/<id>`),
+ * `/#/routines`, `/#/inbox`, `/#/inbox/<run id>`, `/#/s/<id>`,
+ * `/#/s/<id>/diff`),
  * so the page is one file, notifications link to a view and the back button
  * follows. Pure: the location comes in.
  */
@@ -14,7 +15,8 @@ export type Route =
   | { view: "approvals" }
   | { view: "routines" }
   | { view: "inbox"; runId: string | null }
-  | { view: "session"; sessionId: string };
+  | { view: "session"; sessionId: string }
+  | { view: "diff"; sessionId: string };
 
 /** The route of a location (`pathname`, `hash` as `location` has them); unknown ones: the fleet. */
 export function routeOf(location: { pathname: string; hash: string }): Route {
@@ -31,9 +33,10 @@ export function routeOf(location: { pathname: string; hash: string }): Route {
     const runId = decoded(result[1]);
     return runId === null ? { view: "inbox", runId: null } : { view: "inbox", runId };
   }
-  const session = /^\/s\/([^/]+)$/.exec(fragment);
+  const session = /^\/s\/([^/]+)(\/diff)?$/.exec(fragment);
   const sessionId = session === null ? null : decoded(session[1]);
-  return sessionId === null ? { view: "fleet" } : { view: "session", sessionId };
+  if (sessionId === null) return { view: "fleet" };
+  return session?.[2] === undefined ? { view: "session", sessionId } : { view: "diff", sessionId };
 }
 
 function decoded(part: string): string | null {
@@ -59,5 +62,7 @@ export function hrefOf(route: Exclude<Route, { view: "pair" }>): string {
       return route.runId === null ? "/#/inbox" : `/#/inbox/${encodeURIComponent(route.runId)}`;
     case "session":
       return `/#/s/${encodeURIComponent(route.sessionId)}`;
+    case "diff":
+      return `/#/s/${encodeURIComponent(route.sessionId)}/diff`;
   }
 }

@@ -6,7 +6,7 @@
  * The views read `snapshot()` and call the methods; they never call the
  * daemon themselves. Face-free: `fetch` and the address bar come in.
  */
-import { type Outcome, UiActions } from "../../ui/actions.ts";
+import { type LandMode, type Outcome, UiActions } from "../../ui/actions.ts";
 import { FocusStore } from "../../ui/focus.ts";
 import type { PendingApproval } from "../../ui/model.ts";
 import { UiStore } from "../../ui/store.ts";
@@ -14,6 +14,7 @@ import { UiSync } from "../../ui/sync.ts";
 import { BrowserClient, type Fetch } from "./browser_client.ts";
 import { type DeviceState, pairDevice, readDevice } from "./device.ts";
 import type { SessionControl } from "./session_controls.ts";
+import { discardQuestion, loadReview, moreDiff, type Review } from "./worktree_review.ts";
 
 /** The address bar: where the page is, and replacing it without a new history entry. */
 export interface AddressBar {
@@ -128,6 +129,32 @@ export class WebRuntime {
     const outcome = await this.#actions.markRead(runId);
     if (outcome.ok) this.store.inboxRead(runId, new Date().toISOString());
     this.#set({ outcome });
+  }
+
+  /** An isolated session's land check and the first page of its diff (D27, D34). */
+  review(sessionId: string): Promise<Review> {
+    return loadReview(this.#actions, sessionId);
+  }
+
+  /** The review with the diff's next page. */
+  moreDiff(sessionId: string, review: Review): Promise<Review> {
+    return moreDiff(this.#actions, sessionId, review);
+  }
+
+  /** Lands an isolated session's work (D27); whether it did. */
+  async land(sessionId: string, mode: LandMode): Promise<boolean> {
+    const outcome = await this.#actions.land(sessionId, mode);
+    this.#set({ outcome });
+    return outcome.ok;
+  }
+
+  /** Discards an isolated session's worktree, forced when its work was never landed (asked first). */
+  async discard(sessionId: string): Promise<boolean> {
+    const session = this.store.snapshot().sessions.get(sessionId);
+    if (!session) return false;
+    const outcome = await this.#actions.discard(sessionId, discardQuestion(session).force);
+    this.#set({ outcome });
+    return outcome.ok;
   }
 
   /** Stops following the daemon (the page is going away). */

@@ -7,7 +7,12 @@
  */
 import assert from "node:assert/strict";
 import { type Browser, chromium, type Page } from "playwright-core";
-import { freePort, startTestDaemon, type TestDaemon } from "../../helpers/daemon.ts";
+import {
+  fixtureHarnesses,
+  freePort,
+  startTestDaemon,
+  type TestDaemon,
+} from "../../helpers/daemon.ts";
 import { removeTree, tempHome } from "../../helpers/home.ts";
 import { agentConfig } from "../../helpers/scripted_agent.ts";
 
@@ -40,7 +45,9 @@ export async function startRig(): Promise<Rig & AsyncDisposable> {
   const port = freePort();
   const t = await startTestDaemon({
     tcp: { hostname: "127.0.0.1", port },
-    configJson: agentConfig(),
+    configJson: agentConfig({
+      harnesses: { ...agentConfig().harnesses as object, ...fixtureHarnesses() },
+    }),
   });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
   const projects: string[] = [];

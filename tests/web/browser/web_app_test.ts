@@ -2,10 +2,14 @@
  * The web app (issue 34, D30) in real Chromium against a real daemon:
  * pairing from the printed URL, approvals answered from a phone, a turn
  * typed in the session view with its answer streamed, revocation, and a
- * daemon restart survived without a reload.
+ * daemon restart survived without a reload, an isolated session's diff
+ * reviewed and landed.
  */
 import assert from "node:assert/strict";
 import { restartTestDaemon } from "../../helpers/daemon.ts";
+import { git, gitRepository } from "../../helpers/git.ts";
+import { removeTree } from "../../helpers/home.ts";
+import { isolatedSession } from "../../helpers/isolated_session.ts";
 import { routineDefinition } from "../../helpers/routine.ts";
 import { act, launchAgent, waitForKind } from "../../helpers/scripted_agent.ts";
 import { DESKTOP, hasChromium, PHONE, screenshot, startRig } from "./page.ts";
@@ -193,6 +197,50 @@ browserTest(
         await reader.getByRole("listitem", { name: /^nightly: / }).waitFor();
         await reader.getByRole("link", { name: "Inbox (0)" }).waitFor();
       }
+    }
+  },
+);
+
+browserTest(
+  "web app: an isolated session's diff view shows its check and diff, and Land (squash) lands it; read sees no Diff",
+  async () => {
+    await using rig = await startRig();
+    const repo = await gitRepository();
+    try {
+      const { id, path } = await isolatedSession(rig.t, repo);
+      await Deno.writeTextFile(`${path}/a.txt`, "a changed by the agent <b>bold</b>\n");
+      const before = (await git(repo, "rev-parse", "HEAD")).trim();
+
+      const reader = await rig.page(PHONE);
+      await rig.pair(reader, "read");
+      await reader.goto(`${rig.origin}/#/s/${id}`);
+      await reader.getByRole("heading", { level: 1 }).waitFor();
+      assert.equal(await reader.getByRole("link", { name: "Diff" }).count(), 0);
+
+      const page = await rig.page(DESKTOP);
+      await rig.pair(page, "operate");
+      await page.goto(`${rig.origin}/#/s/${id}`);
+      await page.getByRole("link", { name: "Diff" }).click();
+      assert.equal(new URL(page.url()).hash, `#/s/${id}/diff`);
+      await page.getByLabel("Land check").getByText(/^Lands cleanly on main/).waitFor();
+      const diff = page.getByLabel("Diff", { exact: true });
+      await diff.getByText("+a changed by the agent <b>bold</b>", { exact: false }).waitFor();
+      assert.equal(await page.locator("main b").count(), 0);
+      await screenshot(page, "diff");
+      await page.getByRole("button", { name: "Discard" }).click();
+      await page.getByRole("group", { name: "Discard?" }).getByText(/never landed/).waitFor();
+      await page.getByRole("button", { name: "Keep it" }).click();
+      await page.getByRole("button", { name: "Land (squash)" }).click();
+      await page.getByText("Landed (squash)").waitFor();
+      const after = (await git(repo, "rev-parse", "HEAD")).trim();
+      assert.notEqual(after, before);
+      assert.equal((await git(repo, "rev-parse", "HEAD~1")).trim(), before);
+      assert.equal(
+        await Deno.readTextFile(`${repo}/a.txt`),
+        "a changed by the agent <b>bold</b>\n",
+      );
+    } finally {
+      await removeTree(repo);
     }
   },
 );

@@ -6,6 +6,7 @@ import type { WebRuntime } from "../web_runtime.ts";
 import { attentionRows } from "../lists.ts";
 import { ApprovalsView } from "./approvals_view.tsx";
 import { AttentionView } from "./attention_view.tsx";
+import { DiffView } from "./diff_view.tsx";
 import { FleetView } from "./fleet_view.tsx";
 import { InboxView } from "./inbox_view.tsx";
 import { RoutinesView } from "./routines_view.tsx";
@@ -52,6 +53,7 @@ export function App({ runtime }: { runtime: WebRuntime }) {
   }
   if (device.status === "checking") return <main className="notice">Pairing…</main>;
   const scopes = device.status === "paired" ? device.scopes : [];
+  const SessionPage = route.view === "diff" ? DiffView : SessionView;
   return (
     <>
       <header>
@@ -93,9 +95,9 @@ export function App({ runtime }: { runtime: WebRuntime }) {
           ? <RoutinesView runtime={runtime} snapshot={snapshot} scopes={scopes} />
           : route.view === "inbox"
           ? <InboxView runtime={runtime} snapshot={snapshot} runId={route.runId} />
-          : route.view === "session"
+          : route.view === "session" || route.view === "diff"
           ? (
-            <SessionView
+            <SessionPage
               runtime={runtime}
               snapshot={snapshot}
               scopes={scopes}

@@ -6,8 +6,10 @@
  */
 import { type FormEvent, useEffect, useRef, useState, useSyncExternalStore } from "react";
 import type { Snapshot } from "../../../ui/model.ts";
+import { hrefOf } from "../route.ts";
 import { sessionControls } from "../session_controls.ts";
 import type { WebRuntime } from "../web_runtime.ts";
+import { offersDiff } from "../worktree_review.ts";
 
 const LABELS = { interrupt: "Interrupt", close: "Close", resume: "Resume", kill: "Kill" } as const;
 
@@ -32,15 +34,7 @@ export function SessionView(
     void end.current?.scrollIntoView({ block: "end" });
   }, [focus]);
   const [draft, setDraft] = useState("");
-  if (session === null) {
-    return (
-      <p>
-        {snapshot.connection === "connected"
-          ? `No session "${sessionId}" among the live and recent ones.`
-          : "Loading…"}
-      </p>
-    );
-  }
+  if (session === null) return <MissingSession snapshot={snapshot} sessionId={sessionId} />;
   const { controls, input } = sessionControls(session, scopes);
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -54,6 +48,12 @@ export function SessionView(
       <p className="meta">
         {session.harness} · {session.status}
         {session.activity ? ` · ${session.activity}` : ""} · {session.id}
+        {offersDiff(session, scopes) && (
+          <>
+            {" · "}
+            <a href={hrefOf({ view: "diff", sessionId: session.id })}>Diff</a>
+          </>
+        )}
       </p>
       <div className="transcript" role="log" aria-label="Transcript">
         {focus.sessionId === session.id &&
@@ -90,5 +90,16 @@ export function SessionView(
         </form>
       )}
     </section>
+  );
+}
+
+/** What a session's views show while the session is not (or not yet) known. */
+export function MissingSession({ snapshot, sessionId }: { snapshot: Snapshot; sessionId: string }) {
+  return (
+    <p>
+      {snapshot.connection === "connected"
+        ? `No session "${sessionId}" among the live and recent ones.`
+        : "Loading…"}
+    </p>
   );
 }
