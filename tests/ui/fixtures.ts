@@ -6,6 +6,7 @@ import type {
   SessionRecord,
 } from "../../src/ui/model.ts";
 import type { SyncedLists } from "../../src/ui/store.ts";
+import type { LandCheck } from "../../src/worktrees/land_types.ts";
 
 /** The fixed "now" of the component tests: 2026-11-27 12:00:00 UTC. */
 export const NOW = Date.parse("2026-11-27T12:00:00.000Z");
@@ -135,3 +136,14 @@ export function fleetLists(): SyncedLists {
     todayCostUsd: 0.4213,
   };
 }
+
+/** A land check (D34) of work that lands cleanly on main. */
+export const CLEAN_CHECK: LandCheck = {
+  sessionId: "ses_x",
+  branch: "refs/heads/main",
+  headCommit: "c".repeat(40),
+  clean: true,
+  conflicts: [],
+  bothChanged: [],
+  verify: { configured: false },
+};

@@ -3,7 +3,7 @@
  * land checked first (D34: `GET /sessions/{id}/worktree/check`).
  */
 import assert from "node:assert/strict";
-import { fleetLists, session } from "./fixtures.ts";
+import { CLEAN_CHECK, fleetLists, session } from "./fixtures.ts";
 import { KEY, renderApp } from "./render_app.tsx";
 
 function isolatedLists() {
@@ -21,17 +21,7 @@ function isolatedLists() {
   return lists;
 }
 
-const CHECK = {
-  check: {
-    sessionId: "ses_x",
-    branch: "refs/heads/main",
-    headCommit: "c".repeat(40),
-    clean: true,
-    conflicts: [],
-    bothChanged: [],
-    verify: { configured: false },
-  },
-};
+const CHECK = { check: CLEAN_CHECK };
 
 Deno.test("svc ui: L in the diff checks the land, then lands as chosen (issue 38 item 10)", async () => {
   const app = renderApp(isolatedLists(), {

@@ -1,22 +1,14 @@
 import assert from "node:assert/strict";
 import { type LandCheck, UiActions } from "../../src/ui/actions.ts";
 import { discardConfirm, landConfirm, reviewStep } from "../../src/ui/worktree_review.ts";
-import { session } from "./fixtures.ts";
+import { CLEAN_CHECK, session } from "./fixtures.ts";
 
 const isolated = session({
   id: "ses_01TREE00000000000000000000",
   title: "Fix the parser",
   worktree: { path: "/w/tree", branch: "svc/session/x", repository: "/home/me/project" },
 });
-const CLEAN: LandCheck = {
-  sessionId: "ses_x",
-  branch: "refs/heads/main",
-  headCommit: "c".repeat(40),
-  clean: true,
-  conflicts: [],
-  bothChanged: [],
-  verify: { configured: false },
-};
+const CLEAN: LandCheck = CLEAN_CHECK;
 
 function recording() {
   const posts: Array<{ path: string; body: unknown }> = [];
