@@ -142,6 +142,10 @@ export function withAgentAndRepo(
     const repo = await gitRepository();
     try {
       await body(d, repo);
+    } catch (error) {
+      // Shown before the daemon's disposal runs: an error there would wrap (and hide) this one.
+      console.error(error);
+      throw error;
     } finally {
       await removeTree(repo);
     }
