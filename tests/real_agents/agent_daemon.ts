@@ -120,10 +120,17 @@ export async function startAgentDaemon(
       client.close();
       const status = await serve.stop();
       await provider.close();
-      await removeTree(home);
-      await removeTree(project);
-      await removeTree(envDir);
-      assert.equal(status.code, 0, serve.stderr());
+      // Every step runs, and a failure names itself: a disposal error wraps the test's own.
+      const failures: string[] = [];
+      for (const dir of [home, project, envDir]) {
+        await removeTree(dir).catch((error) => failures.push(`removing ${dir}: ${error}`));
+      }
+      if (status.code !== 0) failures.push(`svc serve exited ${status.code}: ${serve.stderr()}`);
+      if (failures.length > 0) {
+        const message = `the agent daemon's cleanup failed:\n${failures.join("\n")}`;
+        console.error(message);
+        throw new Error(message);
+      }
     },
   };
 }
