@@ -19,6 +19,7 @@ import {
   UsageError,
 } from "./command.ts";
 import { table } from "./output.ts";
+import { terminalSafe } from "./terminal_text.ts";
 
 /** `svc context add|ls|use|rm` (D32): the daemons this CLI can talk to. */
 export const contextCommand: Command = {
@@ -106,7 +107,7 @@ async function useContext(args: string[], io: Io): Promise<number> {
   const path = contextsFile(io);
   const file = await readContexts(path);
   if (name !== LOCAL_CONTEXT && !Object.hasOwn(file.contexts, name)) {
-    io.err(`svc context: no context "${name}" ("svc context ls" lists them)`);
+    io.err(`svc context: no context "${terminalSafe(name)}" ("svc context ls" lists them)`);
     return EXIT.refused;
   }
   file.current = name === LOCAL_CONTEXT ? null : name;
@@ -122,7 +123,7 @@ async function removeContext(args: string[], io: Io): Promise<number> {
   const path = contextsFile(io);
   const file = await readContexts(path);
   if (!Object.hasOwn(file.contexts, name)) {
-    io.err(`svc context: no context "${name}" ("svc context ls" lists them)`);
+    io.err(`svc context: no context "${terminalSafe(name)}" ("svc context ls" lists them)`);
     return EXIT.refused;
   }
   delete file.contexts[name];

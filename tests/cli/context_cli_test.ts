@@ -124,3 +124,18 @@ Deno.test("--all-contexts lists local and every context in one table; a dead one
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("svc context use|rm of an unknown name quote it escaped: no ESC, BEL or OSC 52 reaches the terminal", async () => {
+  const { dir, env } = await configEnv();
+  try {
+    for (const verb of ["use", "rm"]) {
+      const refused = await runSvc(["context", verb, "x\x1b]52;c;SGk=\x07\x1b[31my"], env);
+      assert.equal(refused.code, 1, refused.stderr);
+      assert.match(refused.stderr, /no context/);
+      const printed = refused.stderr + refused.stdout;
+      assert.ok(!printed.includes("\x1b") && !printed.includes("\x07"), printed);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
