@@ -41,7 +41,7 @@ export function rawInsert(dbPath: string, rows: readonly ApiEvent[]): number {
   }
 }
 
-/** Bytes per read of the file baseline: the supervisor's own read size (src/sessions/supervisor.ts). */
+/** Bytes per read of the file baseline: the supervisor's own read size (src/sessions/output_pump.ts). */
 export const RAW_FILE_READ_BYTES = 64 * 1024 - 4096;
 
 /**

@@ -6,8 +6,10 @@
 import { join } from "node:path";
 import type { EventLog } from "../events/event_log.ts";
 import { MAX_OUTPUT_EVENT_BYTES } from "../events/output_decoder.ts";
-import type { OutputPiece, OutputStream } from "../events/output_stream.ts";
+import { type OutputPiece, OutputStream } from "../events/output_stream.ts";
+import type { Conversation } from "../agents/conversation.ts";
 import type { Logger } from "../log.ts";
+import type { SpawnedProcess } from "./spawner.ts";
 
 /**
  * Each pump reads its pipe into one buffer of this size, reused for every read
@@ -26,6 +28,8 @@ const READ_BYTES = MAX_OUTPUT_EVENT_BYTES - 4096;
  */
 const PARTIAL_LINE_MS = 100;
 export const PARTIAL_IDLE_MS = 1000;
+/** How long output may keep flowing after the child exits (a grandchild holding the pipe). */
+const DRAIN_AFTER_EXIT_MS = 2000;
 
 /** Which pipe of which session a pump reads, and where else its bytes go. */
 export interface PumpOptions {
@@ -105,4 +109,62 @@ export function openRawArtifact(
     log.error("Cannot open the raw artifact", { sessionId, error });
     return null;
   }
+}
+
+/** Where a session's output goes besides its event log. */
+export interface SessionOutputOptions {
+  sessionId: string;
+  /** Where raw (unredacted) output goes when raw artifacts are on; null when off (D9). */
+  artifactsDir: string | null;
+  log: Logger;
+  /** A protocol session's conversation reads its stdout (D16, D29); null for a raw one. */
+  conversation: Pick<Conversation, "onStdout" | "streamedPiece"> | null;
+}
+
+/** The running pumps of a start's stdout and stderr. */
+export interface SessionPumps {
+  /**
+   * Once the child has exited: a grandchild may hold the pipes open, so the
+   * pumps drain for DRAIN_AFTER_EXIT_MS at most, then stop; the raw artifact closes.
+   */
+  drain(): Promise<void>;
+}
+
+/** Starts pumping the stdout and stderr of a start's process into its events. */
+export function pumpSessionOutput(
+  events: EventLog,
+  process: Pick<SpawnedProcess, "stdout" | "stderr">,
+  { sessionId, artifactsDir, log, conversation }: SessionOutputOptions,
+): SessionPumps {
+  const stopPumps = new AbortController();
+  const rawSink = openRawArtifact(artifactsDir, sessionId, log);
+  const stdout = conversation
+    ? new OutputStream((text) => conversation.onStdout(text), {
+      streamedPiece: (line) => conversation.streamedPiece(line),
+    })
+    : new OutputStream();
+  const pumps = Promise.all([
+    pumpOutput(events, process.stdout, {
+      sessionId,
+      name: "stdout",
+      rawSink,
+      stop: stopPumps.signal,
+      output: stdout,
+    }),
+    pumpOutput(events, process.stderr, {
+      sessionId,
+      name: "stderr",
+      rawSink,
+      stop: stopPumps.signal,
+      output: new OutputStream(),
+    }),
+  ]);
+  return {
+    drain: async () => {
+      const drainTimer = setTimeout(() => stopPumps.abort(), DRAIN_AFTER_EXIT_MS);
+      await pumps;
+      clearTimeout(drainTimer);
+      rawSink?.close();
+    },
+  };
 }

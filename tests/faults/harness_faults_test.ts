@@ -190,7 +190,7 @@ Deno.test("harness faults through the real socket", async (t) => {
 });
 
 // Fixed (was a bug): after a session ends on its own (completed/failed), its process group gets
-// only SIGTERM (src/sessions/supervisor.ts, end of #supervise: killGroup(killRequested ?
+// only SIGTERM (src/sessions/session_end.ts, sweepLeftovers: killGroup(killRequested ?
 // "SIGKILL" : "SIGTERM")). A grandchild that ignores SIGTERM survives its session, although
 // api.md §5 says "nothing of a session outlives it". Repro: launch the fixture with
 // "grandchild; out x"; the session completes in ~100 ms; the printed grandchild pid is still

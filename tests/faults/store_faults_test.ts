@@ -263,8 +263,8 @@ async function exitedYet(rig: FaultRig): Promise<boolean> {
 }
 
 // Fixed: while the store refuses writes, POST /sessions/{id}/input writes the data to
-// the child and then awaits the `input` event's durable commit (src/sessions/supervisor.ts
-// input() → events.append), which retries every second until the store recovers: the request
+// the child and then awaits the `input` event's durable commit (src/sessions/raw_input.ts
+// deliverRawInput → events.append), which retries every second until the store recovers: the request
 // gets no answer for as long as the disk is full (11 s in a probe: exactly the degraded time).
 // Expected: an answer in bounded time (a 5xx such as internal_error, or 200 with the event
 // recorded later). Repro: a "fixture" session running "out ready; echo", chattr +i on svc.db
