@@ -264,7 +264,11 @@ async function* readMessages(
   policy: Policy,
   signal: AbortSignal | undefined,
 ): AsyncGenerator<SseMessage, void, undefined> {
-  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  // Bytes decoded here rather than piped through a TextDecoderStream: the DOM lib types that
+  // stream's input as BufferSource, which `pipeThrough` of a Uint8Array stream refuses, and the
+  // web app (D30) runs this reader too.
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
   const parser = new SseParser({ maxMessageLength: MAX_MESSAGE_LENGTH });
   try {
     for (;;) {
@@ -272,7 +276,7 @@ async function* readMessages(
       if (chunk === null) throw new Dropped("the connection closed before the end of the stream");
       let messages: SseMessage[];
       try {
-        messages = parser.push(chunk);
+        messages = parser.push(decoder.decode(chunk, { stream: true }));
       } catch (error) {
         if (error instanceof SseMessageTooLarge) {
           throw new ClientError("response_too_large", error.message);
@@ -299,11 +303,11 @@ async function* readMessages(
  * `signal` only weakly and is lost once the request is collected (a quiet
  * stream then ignored Ctrl-C until its next chunk: issue 27 item 1).
  */
-async function readWithin(
-  reader: ReadableStreamDefaultReader<string>,
+async function readWithin<Chunk>(
+  reader: ReadableStreamDefaultReader<Chunk>,
   idleMs: number,
   signal: AbortSignal | undefined,
-): Promise<string | null> {
+): Promise<Chunk | null> {
   signal?.throwIfAborted();
   let timer: ReturnType<typeof setTimeout> | undefined;
   let onAbort: (() => void) | undefined;

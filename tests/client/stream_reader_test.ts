@@ -347,3 +347,29 @@ Deno.test("readSessionEvents() and readFeed() stop at an abort while a body that
     assert.ok(Date.now() - started < 1_000, "the abort ends the wait at once");
   }
 });
+
+Deno.test("readSessionEvents() decodes a character whose bytes arrive in separate chunks", async () => {
+  const text = "é ✓ 😀";
+  const message = `id: 1\nevent: event\ndata: ${
+    JSON.stringify({ seq: 1, kind: "agent.message", payload_json: JSON.stringify({ text }) })
+  }\n\nevent: end\ndata: {}\n\n`;
+  const bytes = new TextEncoder().encode(message);
+  const opener: StreamOpener = {
+    openStream: () =>
+      Promise.resolve({
+        ok: true,
+        status: 200,
+        instanceId: null,
+        // One byte a chunk: every multi-byte character is split across chunks.
+        body: new ReadableStream<Uint8Array>({
+          start(stream) {
+            for (const byte of bytes) stream.enqueue(Uint8Array.of(byte));
+            stream.close();
+          },
+        }),
+      }),
+  };
+  const records = await collect(readSessionEvents(opener, "ses_split"));
+  assert.equal(records.length, 1);
+  assert.equal(JSON.parse(records[0].payload_json).text, text);
+});
