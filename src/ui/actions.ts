@@ -260,6 +260,13 @@ export class UiActions {
     );
   }
 
+  /** Takes an item out of the land queue (D34): queued, sent back or failed ones only. */
+  cancelLand(itemId: string): Promise<Outcome> {
+    return this.#call(`/land-queue/${enc(itemId)}/cancel`, {}, "Cancelled the land", {
+      404: "That item is no longer in the queue",
+    });
+  }
+
   /** Launches a session from the form. */
   async launch(form: LaunchForm): Promise<Outcome> {
     const response = await this.#post("/sessions", {

@@ -12,6 +12,7 @@ import {
   alwaysConfirm,
   type Confirm,
   killConfirm,
+  landCancelConfirm,
   quitConfirm,
   routineConfirm,
 } from "./confirms.ts";
@@ -50,7 +51,7 @@ import { NewSessionView } from "./components/new_session_view.tsx";
 import { emptyForm, formKey, type FormState, launchOf } from "./new_session_form.ts";
 import { RoutinesView } from "./components/routines_view.tsx";
 import { LandView } from "./components/land_view.tsx";
-import { type LandRow, landRows } from "./land_queue_view.ts";
+import { cancellable, type LandRow, landRows, NOT_CANCELLABLE } from "./land_queue_view.ts";
 import { SessionView } from "./components/session_view.tsx";
 import { ColorContext } from "./components/theme.ts";
 import { useNotice } from "./components/use_notice.ts";
@@ -352,6 +353,15 @@ function Screen(props: AppProps) {
         void actions.routine(routine.id).then((got) =>
           got.ok ? setConfirm(routineConfirm(routine, actions, got.definition)) : setMessage(got)
         );
+        return;
+      }
+      case "cancel-land": {
+        const row = land[index("land")];
+        if (!row) return setMessage({ ok: false, message: "Nothing to cancel" });
+        if (!cancellable(row.state)) {
+          return setMessage({ ok: false, message: NOT_CANCELLABLE });
+        }
+        setConfirm(landCancelConfirm(row, actions));
         return;
       }
       case "mark-read": {

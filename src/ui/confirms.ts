@@ -33,6 +33,19 @@ export function alwaysConfirm(approval: PendingApproval, actions: UiActions): Co
   };
 }
 
+/** Cancelling a land (D34): the item leaves the queue; a failed one stops holding the rest. */
+export function landCancelConfirm(
+  item: { itemId: string; sessionId: string; label: string },
+  actions: UiActions,
+): Confirm {
+  return {
+    lines: [
+      `Cancel the land of ${safeLine(item.sessionId)} (${item.label})? y cancels, n keeps it`,
+    ],
+    run: () => actions.cancelLand(item.itemId),
+  };
+}
+
 export function killConfirm(session: SessionRecord, actions: UiActions): Confirm {
   return {
     lines: [`Kill ${session.id} (${safeLine(session.harness)})? y kills, n keeps it`],

@@ -69,6 +69,7 @@ export type Command =
   | "run-routine"
   | "pause-routine"
   | "mark-read"
+  | "cancel-land"
   | "previous-harness"
   | "next-harness"
   | "toggle-worktree";
@@ -146,6 +147,7 @@ export const KEYMAP: readonly Binding[] = [
   { key: "r", command: "run-routine", help: "run the routine now", views: ["routines"] },
   { key: "p", command: "pause-routine", help: "pause or activate (asks)", views: ["routines"] },
   { key: "m", command: "mark-read", help: "mark the result read", views: ["inbox"] },
+  { key: "X", command: "cancel-land", help: "cancel the land (asks)", views: ["land"] },
   {
     key: "<left>",
     label: "←",

@@ -67,6 +67,14 @@ export function landRows(
   }));
 }
 
+/** Whether an item in `state` can be cancelled (`POST /land-queue/{id}/cancel`, D34). */
+export function cancellable(state: LandQueueItem["state"]): boolean {
+  return state === "queued" || state === "sent_back" || state === "failed";
+}
+
+/** What a face says when the selected item cannot be cancelled. */
+export const NOT_CANCELLABLE = "Only a queued, sent back or failed land can be cancelled";
+
 /** Why an item did not land, on one line: the conflicting files, the verify's last line. */
 export function failureText(failure: LandFailure): string {
   if (failure.code === "land_conflict" && failure.files && failure.files.length > 0) {

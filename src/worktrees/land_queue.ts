@@ -158,6 +158,8 @@ export class LandQueue {
       );
     }
     this.#set(row, { state: "cancelled" });
+    // Said on /stream like every other change of state: a UI showing the queue reads it again.
+    this.#publish("land.cancelled", { itemId: row.id, sessionId: row.session_id });
     this.#kick();
     return landItem(row);
   }

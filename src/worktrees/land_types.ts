@@ -33,7 +33,8 @@ export type LandEventKind =
   | "land.verified"
   | "land.landed"
   | "land.failed"
-  | "land.sent_back";
+  | "land.sent_back"
+  | "land.cancelled";
 
 /** Whether the work applies to the checkout's HEAD, answered without writing to the checkout (D34). */
 export interface LandCheck extends MergeCheck {

@@ -16,6 +16,7 @@ import { removeTree, tempHome } from "../helpers/home.ts";
 import { isolatedSession } from "../helpers/isolated_session.ts";
 import { git, gitRepository } from "../helpers/git.ts";
 import { httpRequest, rawHttp } from "../helpers/http.ts";
+import { openSse, type SseReader } from "../helpers/sse.ts";
 
 // deno-lint-ignore no-explicit-any
 type AnyJson = Record<string, any>;
@@ -41,6 +42,26 @@ async function checkoutState(repo: string) {
     index: await Deno.readFile(`${repo}/.git/index`),
     files: await Deno.readTextFile(`${repo}/a.txt`),
   };
+}
+
+/** The data of the feed's next `event` notice (bounded: 10 s). */
+async function nextNotice(feed: SseReader, event: string): Promise<AnyJson> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`No ${event} notice within 10 s`)), 10_000);
+  });
+  const found = (async () => {
+    for (;;) {
+      const message = await feed.next();
+      if (message === null) throw new Error(`The feed ended before ${event}`);
+      if (message.event === event) return JSON.parse(message.data) as AnyJson;
+    }
+  })();
+  try {
+    return await Promise.race([found, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Polls the queue until `done` holds of its items (bounded: 60 s). */
@@ -184,7 +205,7 @@ Deno.test("queue: three land in order, each verify sees the lands before it (D34
   });
 });
 
-Deno.test("queue: a failure stops it until cancelled; TCP is refused (D34, D23)", async () => {
+Deno.test("queue: a failure stops it until cancelled, which /stream says; TCP is refused (D34, D23)", async () => {
   await withRepo(async (repo) => {
     const port = freePort();
     await using t = await startTestDaemon({
@@ -201,8 +222,17 @@ Deno.test("queue: a failure stops it until cancelled; TCP is refused (D34, D23)"
     assert.deepEqual(items.map((item) => item.state), ["landed", "failed", "queued"]);
     assert.equal(items[1].lastError.code, "land_conflict");
     assert.deepEqual(items[1].lastError.files, ["a.txt"]);
-    const cancelled = await t.client.post<AnyJson>(`/land-queue/${items[1].itemId}/cancel`, {});
-    assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
+    const feed = await openSse(t.socket, "/stream");
+    try {
+      const cancelled = await t.client.post<AnyJson>(`/land-queue/${items[1].itemId}/cancel`, {});
+      assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
+      assert.deepEqual(await nextNotice(feed, "land.cancelled"), {
+        itemId: items[1].itemId,
+        sessionId: ids[1],
+      });
+    } finally {
+      await feed.close();
+    }
     items = await queueUntil(t, (all) => all[2].state === "landed");
     assert.deepEqual(items.map((item) => item.state), ["landed", "cancelled", "landed"]);
     const again = await t.client.post<AnyJson>(`/land-queue/${items[0].itemId}/cancel`, {});

@@ -16,8 +16,8 @@ Deno.test("commandFor(): a view's own key wins over a global one", () => {
 Deno.test("helpSections() lists every key: the view's own first, then every view, then by view", () => {
   for (const view of VIEWS) {
     const sections = helpSections(view);
-    // The attention and land views have no keys of their own: Enter and ! work everywhere.
-    const own = view === "attention" || view === "land" ? [] : [`${VIEW_TITLES[view]} (this view)`];
+    // The attention view has no keys of its own: Enter and ! work everywhere.
+    const own = view === "attention" ? [] : [`${VIEW_TITLES[view]} (this view)`];
     assert.deepEqual(sections.slice(0, own.length + 1).map((s) => s.title), [...own, "Every view"]);
     const texts = sections.flatMap((section) => section.entries.map((entry) => entry.help));
     for (const binding of KEYMAP) {

@@ -18,7 +18,7 @@ export function LandView(props: { rows: readonly LandRow[]; selected: number; he
   return (
     <Box flexDirection="column">
       <Text dimColor wrap="truncate-end">
-        Land queue, in order · Enter opens the session · svc land A B queues
+        Land queue, in order · Enter opens the session · X cancels · svc land A B queues
       </Text>
       <Row>
         <Cell width={idLength} dim>SESSION</Cell>
