@@ -72,3 +72,31 @@ function isControl(char: string): boolean {
   const code = char.codePointAt(0) ?? 0;
   return code < 0x20 || code === 0x7f || (code >= 0x80 && code < 0xa0);
 }
+
+/** The browser's names of the keys the keymap names in angle brackets (`KeyboardEvent.key`). */
+const BROWSER_KEYS: Record<string, string> = {
+  ArrowUp: "<up>",
+  ArrowDown: "<down>",
+  ArrowLeft: "<left>",
+  ArrowRight: "<right>",
+  PageUp: "<pageup>",
+  PageDown: "<pagedown>",
+  Enter: "<return>",
+  Escape: "<escape>",
+  Tab: "<tab>",
+};
+
+/**
+ * A browser's key as the keymap names it (the web face of D30 runs the same
+ * keymap): `<up>`, `<return>`, `G`, `<ctrl-c>`. Null for a key the keymap
+ * never names: a lone modifier, a function key, a chord with Ctrl, Alt or Meta.
+ */
+export function browserKeyName(
+  event: { key: string; ctrlKey: boolean; altKey: boolean; metaKey: boolean },
+): string | null {
+  if (event.altKey || event.metaKey) return null;
+  if (event.ctrlKey) return event.key.toLowerCase() === "c" ? "<ctrl-c>" : null;
+  const named = BROWSER_KEYS[event.key];
+  if (named !== undefined) return named;
+  return [...event.key].length === 1 ? event.key : null;
+}

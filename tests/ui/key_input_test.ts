@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import type { Key } from "ink";
-import { edit, keyName, splitKey } from "../../src/ui/key_input.ts";
+import { browserKeyName, edit, keyName, splitKey } from "../../src/ui/key_input.ts";
+import { KEYMAP } from "../../src/ui/keymap.ts";
 
 const NO_KEY = {
   upArrow: false,
@@ -39,4 +40,46 @@ Deno.test("edit() appends typed text without controls; Backspace deletes a chara
   assert.equal(edit("ab", "c\x1b[2J\x9b", NO_KEY), "abc[2J");
   assert.equal(edit("a😀", "", { ...NO_KEY, backspace: true }), "a");
   assert.equal(edit("ab", "x", { ...NO_KEY, ctrl: true }), "ab");
+});
+
+const PLAIN = { ctrlKey: false, altKey: false, metaKey: false };
+
+Deno.test("browserKeyName() names a browser's keys as the keymap does (D30)", () => {
+  assert.equal(browserKeyName({ ...PLAIN, key: "ArrowDown" }), "<down>");
+  assert.equal(browserKeyName({ ...PLAIN, key: "Enter" }), "<return>");
+  assert.equal(browserKeyName({ ...PLAIN, key: "G" }), "G");
+  assert.equal(browserKeyName({ ...PLAIN, key: "?" }), "?");
+  assert.equal(browserKeyName({ ...PLAIN, key: " " }), " ");
+  assert.equal(browserKeyName({ ...PLAIN, key: "c", ctrlKey: true }), "<ctrl-c>");
+  // Keys and chords the keymap never names stay the browser's.
+  for (
+    const event of [
+      { ...PLAIN, key: "Shift" },
+      { ...PLAIN, key: "F5" },
+      { ...PLAIN, key: "r", ctrlKey: true },
+      { ...PLAIN, key: "1", altKey: true },
+      { ...PLAIN, key: "c", metaKey: true },
+    ]
+  ) {
+    assert.equal(browserKeyName(event), null, event.key);
+  }
+});
+
+Deno.test("browserKeyName(): a browser can press every key of the keymap", () => {
+  const names = new Set(
+    [
+      ..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789?!/ ",
+      "ArrowUp",
+      "ArrowDown",
+      "ArrowLeft",
+      "ArrowRight",
+      "PageUp",
+      "PageDown",
+      "Enter",
+      "Escape",
+      "Tab",
+    ].map((key) => browserKeyName({ ...PLAIN, key })),
+  );
+  names.add(browserKeyName({ ...PLAIN, key: "c", ctrlKey: true }));
+  for (const binding of KEYMAP) assert.ok(names.has(binding.key), binding.key);
 });

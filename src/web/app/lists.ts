@@ -9,12 +9,16 @@ import { age, safeLine, weekdayTime } from "../../ui/format.ts";
 import {
   attentionItems,
   type AttentionReason,
+  type FleetRow,
+  fleetRows,
   type InboxEntry,
   inboxOrder,
+  type PendingApproval,
   routineHealth,
   type RoutineOverview,
   type Snapshot,
 } from "../../ui/model.ts";
+import { cancellable, type LandRow, landRows } from "../../ui/land_queue_view.ts";
 import { allows } from "./device.ts";
 
 /** A session with no event for this long is shown stalled (as `svc ui` does). */
@@ -111,4 +115,100 @@ export function inboxRows(entries: readonly InboxEntry[], nowMs: number): InboxR
       ended: entry.endedAt === null ? "" : `${age(Date.parse(entry.endedAt), nowMs)} ago`,
     };
   });
+}
+
+/** An item of the land queue as the land view lists it (D34). */
+export interface LandListRow {
+  readonly itemId: string;
+  readonly sessionId: string;
+  readonly label: string;
+  readonly state: LandRow["state"];
+  /** The state as `svc ui` shows it (`✓ landed`). */
+  readonly stateText: string;
+  readonly title: string;
+  readonly tries: string;
+  readonly detail: string;
+  /** Whether Cancel is offered: a queued, sent back or failed item, an operate device. */
+  readonly mayCancel: boolean;
+}
+
+/** The land queue in queue order (`landRows`, as `svc ui`'s view 7). */
+export function landListRows(snapshot: Snapshot, scopes: readonly string[]): LandListRow[] {
+  const operate = allows(scopes, "operate");
+  return landRows(snapshot.landQueue, snapshot.sessions).map((row) => ({
+    itemId: row.itemId,
+    sessionId: row.sessionId,
+    label: `${row.sessionId}: ${row.state.replace("_", " ")}`,
+    state: row.state,
+    stateText: row.label,
+    title: row.title,
+    tries: row.tries,
+    detail: row.detail,
+    mayCancel: operate && cancellable(row.state),
+  }));
+}
+
+/** What the fleet shows: ended sessions too (`a` toggles), and the sessions matching a filter (`/`). */
+export interface FleetOptions {
+  readonly showEnded: boolean;
+  readonly filter: string;
+}
+
+/** Every list view's rows, computed once a render for the view and its keys alike. */
+export interface PageLists {
+  readonly fleet: FleetRow[];
+  readonly attention: AttentionRow[];
+  readonly approvals: readonly PendingApproval[];
+  readonly routines: RoutineRow[];
+  readonly inbox: InboxRow[];
+  readonly land: LandListRow[];
+}
+
+export function pageLists(
+  snapshot: Snapshot,
+  options: { scopes: readonly string[]; fleet: FleetOptions; nowMs: number },
+): PageLists {
+  const { scopes, nowMs } = options;
+  return {
+    fleet: fleetRows(snapshot, { nowMs, stalledAfterMs: STALLED_AFTER_MS, ...options.fleet }),
+    attention: attentionRows(snapshot, nowMs),
+    approvals: snapshot.approvals,
+    routines: routineRows(snapshot.routines, scopes),
+    inbox: inboxRows(snapshot.inbox, nowMs),
+    land: landListRows(snapshot, scopes),
+  };
+}
+
+/** A list view's name in `PageLists`. */
+export type ListName = keyof PageLists;
+
+/** Whether `view` is a list view (its keys move a selection). */
+export function isList(view: string): view is ListName {
+  return ["fleet", "attention", "approvals", "routines", "inbox", "land"].includes(view);
+}
+
+/** The session Enter opens from row `index` of a list (routines: none; the inbox: a result). */
+export function openedBy(
+  lists: PageLists,
+  list: ListName,
+  index: number,
+): { view: "session"; sessionId: string } | { view: "inbox"; runId: string } | null {
+  const session = (sessionId: string | undefined) =>
+    sessionId === undefined ? null : { view: "session" as const, sessionId };
+  switch (list) {
+    case "fleet":
+      return session(lists.fleet[index]?.session.id);
+    case "attention":
+      return session(lists.attention[index]?.sessionId);
+    case "approvals":
+      return session(lists.approvals[index]?.sessionId);
+    case "land":
+      return session(lists.land[index]?.sessionId);
+    case "inbox": {
+      const runId = lists.inbox[index]?.runId;
+      return runId === undefined ? null : { view: "inbox", runId };
+    }
+    case "routines":
+      return null;
+  }
 }

@@ -1,7 +1,7 @@
 /**
  * The web app's views and their URLs (D30): `/pair#<code>` pairs, and every
  * other view lives in the fragment (`/#/fleet`, `/#/attention`, `/#/approvals`,
- * `/#/routines`, `/#/inbox`, `/#/inbox/<run id>`, `/#/s/<id>`,
+ * `/#/routines`, `/#/inbox`, `/#/inbox/<run id>`, `/#/land`, `/#/s/<id>`,
  * `/#/s/<id>/diff`),
  * so the page is one file, notifications link to a view and the back button
  * follows. Pure: the location comes in.
@@ -15,6 +15,7 @@ export type Route =
   | { view: "approvals" }
   | { view: "routines" }
   | { view: "inbox"; runId: string | null }
+  | { view: "land" }
   | { view: "session"; sessionId: string }
   | { view: "diff"; sessionId: string };
 
@@ -28,6 +29,7 @@ export function routeOf(location: { pathname: string; hash: string }): Route {
   if (fragment === "/approvals") return { view: "approvals" };
   if (fragment === "/routines") return { view: "routines" };
   if (fragment === "/inbox") return { view: "inbox", runId: null };
+  if (fragment === "/land") return { view: "land" };
   const result = /^\/inbox\/([^/]+)$/.exec(fragment);
   if (result !== null) {
     const runId = decoded(result[1]);
@@ -60,6 +62,8 @@ export function hrefOf(route: Exclude<Route, { view: "pair" }>): string {
       return "/#/routines";
     case "inbox":
       return route.runId === null ? "/#/inbox" : `/#/inbox/${encodeURIComponent(route.runId)}`;
+    case "land":
+      return "/#/land";
     case "session":
       return `/#/s/${encodeURIComponent(route.sessionId)}`;
     case "diff":

@@ -40,6 +40,7 @@ export class WebRuntime {
   readonly #listeners = new Set<() => void>();
   #state: PageState = { device: { status: "checking" }, pairingError: null, outcome: null };
   #running: AbortController | null = null;
+  #lastSessionId: string | null = null;
 
   constructor(options: { fetch: Fetch; address: AddressBar }) {
     this.#fetch = options.fetch;
@@ -88,7 +89,18 @@ export class WebRuntime {
   /** Shows the session `sessionId` (null: none) in the session view, following its stream. */
   focus(sessionId: string | null): void {
     const session = sessionId === null ? null : this.store.snapshot().sessions.get(sessionId);
+    if (session) this.#lastSessionId = session.id;
     this.#sync.focus(session ?? null);
+  }
+
+  /** The session the session view showed last (`4` opens it again, as in `svc ui`), or null. */
+  get lastSessionId(): string | null {
+    return this.#lastSessionId;
+  }
+
+  /** Shows a line where outcomes show (a key that does nothing here says why). */
+  say(outcome: Outcome): void {
+    this.#set({ outcome });
   }
 
   answer(approval: PendingApproval, choice: "allow" | "deny" | "always"): Promise<void> {
@@ -155,6 +167,11 @@ export class WebRuntime {
     const outcome = await this.#actions.discard(sessionId, discardQuestion(session).force);
     this.#set({ outcome });
     return outcome.ok;
+  }
+
+  /** Takes an item out of the land queue (D34); the queue is read again on its `land.cancelled`. */
+  cancelLand(itemId: string): Promise<void> {
+    return this.#report(this.#actions.cancelLand(itemId));
   }
 
   /** Stops following the daemon (the page is going away). */

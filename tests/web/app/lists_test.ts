@@ -1,13 +1,21 @@
 import assert from "node:assert/strict";
 import { EMPTY_SNAPSHOT, pendingSession, type Snapshot } from "../../../src/ui/model.ts";
 import type { InboxEntry, PendingApproval, RoutineOverview } from "../../../src/ui/model.ts";
-import { attentionRows, inboxRows, routineRows } from "../../../src/web/app/lists.ts";
+import {
+  attentionRows,
+  inboxRows,
+  landListRows,
+  openedBy,
+  pageLists,
+  routineRows,
+} from "../../../src/web/app/lists.ts";
+import type { LandQueueItem } from "../../../src/ui/land_queue_view.ts";
 import { hrefOf, routeOf } from "../../../src/web/app/route.ts";
 
 const NOW = Date.parse("2026-01-01T01:00:00Z");
 
-Deno.test("routeOf() and hrefOf() know attention, routines, the inbox and one result", () => {
-  for (const view of ["attention", "routines"] as const) {
+Deno.test("routeOf() and hrefOf() know attention, routines, land, the inbox and one result", () => {
+  for (const view of ["attention", "routines", "land"] as const) {
     assert.deepEqual(routeOf({ pathname: "/", hash: hrefOf({ view }).slice(1) }), { view });
   }
   const inbox = { view: "inbox", runId: null } as const;
@@ -101,4 +109,42 @@ Deno.test("inboxRows(): unread first, then the newest; one line each", () => {
   assert.equal(rows[0].label, "unread: nightly: <b>new</b> more");
   assert.equal(rows[2].label, "nightly: <b>read</b> more");
   assert.equal(rows[0].ended, "30m ago");
+});
+
+Deno.test("landListRows(): queue order, svc ui's state text and why, Cancel only when it may", () => {
+  const item = (
+    itemId: string,
+    state: LandQueueItem["state"],
+    position: number,
+  ): LandQueueItem => ({
+    itemId,
+    sessionId: `ses_${itemId}`,
+    position,
+    state,
+    attempts: 0,
+    maxAttempts: 2,
+    lastError: state === "failed"
+      ? { code: "land_conflict", message: "Conflict", reason: "conflict", files: ["a.txt"] }
+      : null,
+    landedCommit: state === "landed" ? "0123456789abcdef" : null,
+  });
+  const snapshot: Snapshot = {
+    ...EMPTY_SNAPSHOT,
+    landQueue: [item("b", "failed", 2), item("a", "landed", 1), item("c", "queued", 3)],
+  };
+  const rows = landListRows(snapshot, ["operate"]);
+  assert.deepEqual(rows.map((row) => [row.label, row.stateText, row.detail, row.mayCancel]), [
+    ["ses_a: landed", "✓ landed", "as 0123456789ab", false],
+    ["ses_b: failed", "✗ failed", "conflict: a.txt", true],
+    ["ses_c: queued", "… queued", "", true],
+  ]);
+  assert.ok(landListRows(snapshot, ["approve"]).every((row) => !row.mayCancel));
+  const lists = pageLists(snapshot, {
+    scopes: ["operate"],
+    fleet: { showEnded: true, filter: "" },
+    nowMs: NOW,
+  });
+  assert.deepEqual(openedBy(lists, "land", 1), { view: "session", sessionId: "ses_b" });
+  assert.equal(openedBy(lists, "land", 9), null);
+  assert.equal(openedBy(lists, "routines", 0), null);
 });

@@ -1,9 +1,16 @@
 /// <reference lib="dom" />
-/** The page: its header, the daemon banner, and the view its URL names (D30). */
-import { useSyncExternalStore } from "react";
+/**
+ * The page: its header, the daemon banner, and the view its URL names
+ * (D30), with `svc ui`'s keys on the desktop (page_keys.ts) and their `?` help.
+ */
+import { useEffect, useState, useSyncExternalStore } from "react";
 import { hrefOf, type Route, routeOf } from "../route.ts";
 import type { WebRuntime } from "../web_runtime.ts";
-import { attentionRows } from "../lists.ts";
+import { type FleetOptions, pageLists } from "../lists.ts";
+import { keymapView } from "../keyboard.ts";
+import { KeyHelp } from "./key_help.tsx";
+import { LandView } from "./land_view.tsx";
+import { listOf, usePageKeys } from "./page_keys.ts";
 import { ApprovalsView } from "./approvals_view.tsx";
 import { AttentionView } from "./attention_view.tsx";
 import { DiffView } from "./diff_view.tsx";
@@ -29,6 +36,34 @@ export function App({ runtime }: { runtime: WebRuntime }) {
   useSyncExternalStore(subscribeToAddress, address);
   const route = routeOf(location);
   const { device } = page;
+  const scopes = device.status === "paired" ? device.scopes : [];
+  const view = device.status === "paired" ? keymapView(route) : null;
+  const [fleet, setFleet] = useState<FleetOptions>({ showEnded: true, filter: "" });
+  const [selection, setSelection] = useState<Record<string, number>>({});
+  const [help, setHelp] = useState(false);
+  const lists = pageLists(snapshot, { scopes, fleet, nowMs: Date.now() });
+  const list = listOf(route);
+  const selected = list === null
+    ? 0
+    : Math.min(selection[list] ?? 0, Math.max(0, lists[list].length - 1));
+  usePageKeys({
+    runtime,
+    route,
+    view,
+    snapshot,
+    scopes,
+    lists,
+    selected,
+    select: (index) => list !== null && setSelection({ ...selection, [list]: index }),
+    fleet,
+    setFleet,
+    help,
+    setHelp,
+  });
+  useEffect(() => {
+    // The selected row stays in sight as the keys move it.
+    document.querySelector("li.selected")?.scrollIntoView({ block: "nearest" });
+  }, [selected, list]);
   if (device.status === "revoked") {
     return (
       <main className="notice" role="alert">
@@ -52,7 +87,6 @@ export function App({ runtime }: { runtime: WebRuntime }) {
     );
   }
   if (device.status === "checking") return <main className="notice">Pairing…</main>;
-  const scopes = device.status === "paired" ? device.scopes : [];
   const SessionPage = route.view === "diff" ? DiffView : SessionView;
   return (
     <>
@@ -60,7 +94,7 @@ export function App({ runtime }: { runtime: WebRuntime }) {
         <nav aria-label="Views">
           <a href={hrefOf({ view: "fleet" })} aria-current={current(route, "fleet")}>Fleet</a>
           <a href={hrefOf({ view: "attention" })} aria-current={current(route, "attention")}>
-            Attention ({attentionRows(snapshot, Date.now()).length})
+            Attention ({lists.attention.length})
           </a>
           <a href={hrefOf({ view: "approvals" })} aria-current={current(route, "approvals")}>
             Approvals ({snapshot.approvals.length})
@@ -70,6 +104,9 @@ export function App({ runtime }: { runtime: WebRuntime }) {
           </a>
           <a href={hrefOf({ view: "inbox", runId: null })} aria-current={current(route, "inbox")}>
             Inbox ({snapshot.inbox.filter((entry) => entry.readAt === null).length})
+          </a>
+          <a href={hrefOf({ view: "land" })} aria-current={current(route, "land")}>
+            Land ({lists.land.length})
           </a>
         </nav>
         {device.status === "paired" && (
@@ -87,14 +124,33 @@ export function App({ runtime }: { runtime: WebRuntime }) {
         </div>
       )}
       <main>
-        {route.view === "attention"
-          ? <AttentionView snapshot={snapshot} />
+        {help && view !== null
+          ? <KeyHelp view={view} onClose={() => setHelp(false)} />
+          : route.view === "attention"
+          ? <AttentionView rows={lists.attention} selected={selected} />
           : route.view === "approvals"
-          ? <ApprovalsView runtime={runtime} snapshot={snapshot} scopes={scopes} />
+          ? (
+            <ApprovalsView
+              runtime={runtime}
+              snapshot={snapshot}
+              scopes={scopes}
+              selected={selected}
+            />
+          )
           : route.view === "routines"
-          ? <RoutinesView runtime={runtime} snapshot={snapshot} scopes={scopes} />
+          ? <RoutinesView runtime={runtime} rows={lists.routines} selected={selected} />
           : route.view === "inbox"
-          ? <InboxView runtime={runtime} snapshot={snapshot} runId={route.runId} />
+          ? (
+            <InboxView
+              runtime={runtime}
+              snapshot={snapshot}
+              runId={route.runId}
+              rows={lists.inbox}
+              selected={selected}
+            />
+          )
+          : route.view === "land"
+          ? <LandView runtime={runtime} rows={lists.land} scopes={scopes} selected={selected} />
           : route.view === "session" || route.view === "diff"
           ? (
             <SessionPage
@@ -104,7 +160,15 @@ export function App({ runtime }: { runtime: WebRuntime }) {
               sessionId={route.sessionId}
             />
           )
-          : <FleetView snapshot={snapshot} />}
+          : (
+            <FleetView
+              snapshot={snapshot}
+              rows={lists.fleet}
+              selected={selected}
+              options={fleet}
+              onOptions={setFleet}
+            />
+          )}
       </main>
     </>
   );

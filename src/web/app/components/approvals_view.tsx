@@ -8,12 +8,14 @@ import { approvalCard } from "../approval_card.ts";
 import { allows } from "../device.ts";
 import { hrefOf } from "../route.ts";
 import type { WebRuntime } from "../web_runtime.ts";
+import { selectedProps } from "./selection.ts";
 
 export function ApprovalsView(
-  { runtime, snapshot, scopes }: {
+  { runtime, snapshot, scopes, selected }: {
     runtime: WebRuntime;
     snapshot: Snapshot;
     scopes: readonly string[];
+    selected: number;
   },
 ) {
   const nowMs = Date.now();
@@ -25,10 +27,14 @@ export function ApprovalsView(
         ? <p>Nothing waits for an answer.</p>
         : (
           <ul className="approvals">
-            {snapshot.approvals.map((approval) => {
+            {snapshot.approvals.map((approval, index) => {
               const card = approvalCard(approval, nowMs);
               return (
-                <li key={card.key} aria-label={card.label} className="card">
+                <li
+                  key={card.key}
+                  aria-label={card.label}
+                  {...selectedProps(index === selected, "card")}
+                >
                   <div className="tool">{card.tool}</div>
                   <pre className="command">{card.command}</pre>
                   {card.paths.length > 0 && (

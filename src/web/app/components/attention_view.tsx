@@ -3,19 +3,20 @@
  * urgent first, in `svc ui`'s order (an approval waiting, then failed or
  * stalled, then a finished turn not yet seen); each a link to its session.
  */
-import type { Snapshot } from "../../../ui/model.ts";
-import { attentionRows } from "../lists.ts";
+import type { AttentionRow } from "../lists.ts";
 import { hrefOf } from "../route.ts";
+import { selectedProps } from "./selection.ts";
 
-export function AttentionView({ snapshot }: { snapshot: Snapshot }) {
-  const rows = attentionRows(snapshot, Date.now());
+export function AttentionView(
+  { rows, selected }: { rows: readonly AttentionRow[]; selected: number },
+) {
   return (
     <section aria-labelledby="attention-title">
       <h1 id="attention-title">Attention</h1>
       {rows.length === 0 ? <p>Nothing needs you.</p> : (
         <ul className="fleet attention">
-          {rows.map((row) => (
-            <li key={row.sessionId} aria-label={row.label}>
+          {rows.map((row, index) => (
+            <li key={row.sessionId} aria-label={row.label} {...selectedProps(index === selected)}>
               <a href={hrefOf({ view: "session", sessionId: row.sessionId })}>
                 <span className={`reason ${row.reason.replace(" ", "-")}`}>{row.reason}</span>
                 <span className="title">{row.title}</span>

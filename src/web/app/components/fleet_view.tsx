@@ -1,41 +1,63 @@
-/** The fleet (`/#/fleet`): live sessions first, each a link to its session view (D30). */
+/**
+ * The fleet (`/#/fleet`): live sessions first, each a link to its session
+ * view (D30); a filter field (`/` focuses it, as `svc ui`'s filter) and the
+ * ended sessions shown or hidden (`a`).
+ */
 import { age, money, STATE_STYLE } from "../../../ui/format.ts";
-import { fleetRows, type Snapshot } from "../../../ui/model.ts";
-import { STALLED_AFTER_MS } from "../lists.ts";
+import type { FleetRow, Snapshot } from "../../../ui/model.ts";
+import type { FleetOptions } from "../lists.ts";
 import { hrefOf } from "../route.ts";
+import { selectedProps } from "./selection.ts";
 
-export function FleetView({ snapshot }: { snapshot: Snapshot }) {
+/** The filter field's id: `/` focuses it. */
+export const FLEET_FILTER_ID = "fleet-filter";
+
+export function FleetView(
+  { snapshot, rows, selected, options, onOptions }: {
+    snapshot: Snapshot;
+    rows: readonly FleetRow[];
+    selected: number;
+    options: FleetOptions;
+    onOptions: (options: FleetOptions) => void;
+  },
+) {
   const nowMs = Date.now();
-  const rows = fleetRows(snapshot, {
-    nowMs,
-    stalledAfterMs: STALLED_AFTER_MS,
-    showEnded: true,
-    filter: "",
-  });
   return (
     <section aria-labelledby="fleet-title">
       <h1 id="fleet-title">Fleet</h1>
       <p className="summary">
         {rows.filter((row) => row.session.status === "running").length} live · today{" "}
         {money(snapshot.todayCostUsd)}
+        {options.showEnded ? "" : " · ended sessions hidden (a shows them)"}
       </p>
-      {rows.length === 0 ? <p>No sessions yet.</p> : (
-        <ul className="fleet">
-          {rows.map(({ session, state, lastEventAt }) => (
-            <li key={session.id}>
-              <a href={hrefOf({ view: "session", sessionId: session.id })}>
-                <span className={`state ${state}`} aria-label={state}>
-                  {STATE_STYLE[state].glyph}
-                </span>
-                <span className="title">{session.title || session.id}</span>
-                <span className="meta">
-                  {session.harness} · {state} · {age(lastEventAt, nowMs)} ago
-                </span>
-              </a>
-            </li>
-          ))}
-        </ul>
-      )}
+      <input
+        id={FLEET_FILTER_ID}
+        className="filter"
+        type="search"
+        aria-label="Filter the fleet"
+        placeholder="Filter (/)"
+        value={options.filter}
+        onChange={(event) => onOptions({ ...options, filter: event.target.value })}
+      />
+      {rows.length === 0
+        ? <p>{options.filter === "" ? "No sessions yet." : "No session matches the filter."}</p>
+        : (
+          <ul className="fleet">
+            {rows.map(({ session, state, lastEventAt }, index) => (
+              <li key={session.id} {...selectedProps(index === selected)}>
+                <a href={hrefOf({ view: "session", sessionId: session.id })}>
+                  <span className={`state ${state}`} aria-label={state}>
+                    {STATE_STYLE[state].glyph}
+                  </span>
+                  <span className="title">{session.title || session.id}</span>
+                  <span className="meta">
+                    {session.harness} · {state} · {age(lastEventAt, nowMs)} ago
+                  </span>
+                </a>
+              </li>
+            ))}
+          </ul>
+        )}
     </section>
   );
 }

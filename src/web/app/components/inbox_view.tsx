@@ -6,22 +6,28 @@
  */
 import { useEffect, useState } from "react";
 import type { Snapshot } from "../../../ui/model.ts";
-import { inboxRows } from "../lists.ts";
+import type { InboxRow } from "../lists.ts";
 import { hrefOf } from "../route.ts";
 import type { WebRuntime } from "../web_runtime.ts";
+import { selectedProps } from "./selection.ts";
 
 export function InboxView(
-  { runtime, snapshot, runId }: { runtime: WebRuntime; snapshot: Snapshot; runId: string | null },
+  { runtime, snapshot, runId, rows, selected }: {
+    runtime: WebRuntime;
+    snapshot: Snapshot;
+    runId: string | null;
+    rows: readonly InboxRow[];
+    selected: number;
+  },
 ) {
   if (runId !== null) return <ResultView runtime={runtime} snapshot={snapshot} runId={runId} />;
-  const rows = inboxRows(snapshot.inbox, Date.now());
   return (
     <section aria-labelledby="inbox-title">
       <h1 id="inbox-title">Inbox</h1>
       {rows.length === 0 ? <p>The inbox is empty.</p> : (
         <ul className="fleet inbox">
-          {rows.map((row) => (
-            <li key={row.runId} aria-label={row.label}>
+          {rows.map((row, index) => (
+            <li key={row.runId} aria-label={row.label} {...selectedProps(index === selected)}>
               <a href={hrefOf({ view: "inbox", runId: row.runId })}>
                 <span className="unread" aria-label={row.unread ? "unread" : "read"}>
                   {row.unread ? "•" : ""}

@@ -3,18 +3,17 @@
  * its last run and health, and Run now when the device may operate.
  * Activating and pausing stay on the owner's socket, so they are not offered.
  */
-import type { Snapshot } from "../../../ui/model.ts";
-import { routineRows } from "../lists.ts";
+import type { RoutineRow } from "../lists.ts";
 import type { WebRuntime } from "../web_runtime.ts";
+import { selectedProps } from "./selection.ts";
 
 export function RoutinesView(
-  { runtime, snapshot, scopes }: {
+  { runtime, rows, selected }: {
     runtime: WebRuntime;
-    snapshot: Snapshot;
-    scopes: readonly string[];
+    rows: readonly RoutineRow[];
+    selected: number;
   },
 ) {
-  const rows = routineRows(snapshot.routines, scopes);
   return (
     <section aria-labelledby="routines-title">
       <h1 id="routines-title">Routines</h1>
@@ -22,8 +21,12 @@ export function RoutinesView(
         ? <p>No routines. svc automations create adds one.</p>
         : (
           <ul className="approvals">
-            {rows.map((row) => (
-              <li key={row.id} aria-label={row.label} className="card">
+            {rows.map((row, index) => (
+              <li
+                key={row.id}
+                aria-label={row.label}
+                {...selectedProps(index === selected, "card")}
+              >
                 <div className="tool">{row.name}</div>
                 <dl className="facts">
                   <dt>Status</dt>

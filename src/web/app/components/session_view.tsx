@@ -4,7 +4,14 @@
  * streamed as it is written, the input box and the controls the device's
  * scopes and the session's state allow. Agent text is React text, never HTML.
  */
-import { type FormEvent, useEffect, useRef, useState, useSyncExternalStore } from "react";
+import {
+  type FormEvent,
+  type KeyboardEvent,
+  useEffect,
+  useRef,
+  useState,
+  useSyncExternalStore,
+} from "react";
 import type { Snapshot } from "../../../ui/model.ts";
 import { hrefOf } from "../route.ts";
 import { sessionControls } from "../session_controls.ts";
@@ -12,6 +19,11 @@ import type { WebRuntime } from "../web_runtime.ts";
 import { offersDiff } from "../worktree_review.ts";
 
 const LABELS = { interrupt: "Interrupt", close: "Close", resume: "Resume", kill: "Kill" } as const;
+
+/** The message box's id: `i` focuses it. */
+export const INPUT_ID = "session-input";
+/** The transcript's id: the moving keys scroll it. */
+export const TRANSCRIPT_ID = "transcript";
 
 export function SessionView(
   { runtime, snapshot, scopes, sessionId }: {
@@ -36,7 +48,7 @@ export function SessionView(
   const [draft, setDraft] = useState("");
   if (session === null) return <MissingSession snapshot={snapshot} sessionId={sessionId} />;
   const { controls, input } = sessionControls(session, scopes);
-  const submit = (event: FormEvent) => {
+  const submit = (event: FormEvent | KeyboardEvent) => {
     event.preventDefault();
     if (draft.trim() === "") return;
     void runtime.send(session.id, draft);
@@ -55,7 +67,7 @@ export function SessionView(
           </>
         )}
       </p>
-      <div className="transcript" role="log" aria-label="Transcript">
+      <div id={TRANSCRIPT_ID} className="transcript" role="log" aria-label="Transcript">
         {focus.sessionId === session.id &&
           focus.lines.map((line, index) => (
             <div key={index} className={`line ${line.tone}`}>{line.text}</div>
@@ -81,10 +93,17 @@ export function SessionView(
       {input && (
         <form className="input" onSubmit={submit}>
           <textarea
+            id={INPUT_ID}
             aria-label="Message to the agent"
             value={draft}
             rows={2}
             onChange={(event) => setDraft(event.target.value)}
+            onKeyDown={(event) => {
+              // As svc ui's input line: Enter sends (Shift-Enter: a new line), Esc leaves the box.
+              if (event.key === "Enter" && !event.shiftKey && !event.nativeEvent.isComposing) {
+                submit(event);
+              } else if (event.key === "Escape") event.currentTarget.blur();
+            }}
           />
           <button type="submit">Send</button>
         </form>
