@@ -68,6 +68,14 @@ browserTest(
     await page.keyboard.press("j");
     assert.equal(await rows.nth(1).getAttribute("aria-current"), "true");
     assert.equal(await rows.nth(0).getAttribute("aria-current"), null);
+    // /: the filter field (its keys are text); Enter gives the keys back with the filter kept.
+    await page.keyboard.press("/");
+    await page.keyboard.type(talking);
+    await page.keyboard.press("Enter");
+    await rows.nth(1).waitFor({ state: "detached" });
+    await page.keyboard.press("/");
+    await page.keyboard.press("Escape");
+    await rows.nth(1).waitFor();
     const second = await rows.nth(1).getByRole("link").getAttribute("href");
     await page.keyboard.press("Enter");
     await atHash(page, second!.slice(1));

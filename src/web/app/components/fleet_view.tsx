@@ -38,6 +38,11 @@ export function FleetView(
         placeholder="Filter (/)"
         value={options.filter}
         onChange={(event) => onOptions({ ...options, filter: event.target.value })}
+        onKeyDown={(event) => {
+          // As svc ui's filter: Enter keeps it, Esc clears it; both give the keys back.
+          if (event.key === "Escape") onOptions({ ...options, filter: "" });
+          if (event.key === "Enter" || event.key === "Escape") event.currentTarget.blur();
+        }}
       />
       {rows.length === 0
         ? <p>{options.filter === "" ? "No sessions yet." : "No session matches the filter."}</p>

@@ -93,7 +93,7 @@ export function listOf(route: Route): ListName | null {
 }
 
 /** What `command` does on the page. */
-export function runCommand(command: Command, page: KeyPage): void {
+function runCommand(command: Command, page: KeyPage): void {
   const { runtime, route, view, snapshot, scopes } = page;
   const say = (message: string) => runtime.say({ ok: false, message });
   const go = (to: Exclude<Route, { view: "pair" }>) => location.assign(hrefOf(to));
