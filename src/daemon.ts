@@ -48,6 +48,8 @@ import { startNotifier } from "./notify/start_notifier.ts";
 import { denoSpawner, type Spawner } from "./sessions/spawner.ts";
 import { OwnedProcesses } from "./sessions/owned_processes.ts";
 import { Launcher } from "./sessions/launcher.ts";
+import { Adoption } from "./sessions/adoption/adopt.ts";
+import { type AgentHomes, agentHomesFromEnv, Discovery } from "./sessions/adoption/discovery.ts";
 import { RoutinesStore } from "./store/routines_store.ts";
 import { RunsStore } from "./store/runs_store.ts";
 import { Runner } from "./automations/runner.ts";
@@ -84,6 +86,8 @@ export interface DaemonOptions {
   logToStderr?: boolean;
   /** A number in [0, 1) (default Math.random): the jitter of a parked session's timer (D33). */
   random?: () => number;
+  /** Where the agents keep their own sessions (D33; default: from the environment). */
+  agentHomes?: AgentHomes;
 }
 
 /** A running daemon. */
@@ -317,6 +321,27 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       (error) => log.error("Recovering worktrees failed", { error }),
     );
 
+    // D33: sessions started outside svc, found in the agents' own stores and resumed natively.
+    const discovery = new Discovery({
+      homes: options.agentHomes ?? agentHomesFromEnv(),
+      harnesses: () => harnesses,
+      capabilities,
+      spawner: options.spawner ?? denoSpawner,
+      projectRoots: () => config.projectRoots,
+      defaultCwd: Deno.realPathSync(paths.root),
+    });
+    const adoption = new Adoption({
+      discovery,
+      sessions,
+      events: eventLog,
+      supervisor,
+      clock,
+      log,
+      projectRoots: () => config.projectRoots,
+      defaultApprovals: () => config.approvals.interactive,
+      publish: (kind, data) => feed.publish(kind, data),
+    });
+
     const instanceId = crypto.randomUUID();
     const hostZone = options.hostZone ?? (() => Temporal.Now.timeZoneId());
     const sessionDeps = {
@@ -484,6 +509,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         requestShutdown: () => setTimeout(() => daemon.stop(), 0),
       },
       sessions: sessionDeps,
+      adoption: { discovery, adoption },
       actions: {
         routines: routineService,
         scheduler,

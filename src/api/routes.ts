@@ -9,6 +9,7 @@ import { approvalRoutes } from "./approvals.ts";
 import { type EventDeps, eventRoutes } from "./events.ts";
 import { type NotificationDeps, notificationRoutes } from "./notifications.ts";
 import { type SessionDeps, sessionRoutes } from "./sessions.ts";
+import { type AdoptionDeps, adoptionRoutes } from "./adoption_routes.ts";
 import { type StreamDeps, streamRoutes } from "./streams.ts";
 import { type SystemDeps, systemRoutes } from "./system.ts";
 import { type WorktreeRouteDeps, worktreeRoutes } from "./worktree_routes.ts";
@@ -19,6 +20,7 @@ import { type DeviceRouteDeps, deviceRoutes } from "./device_routes.ts";
 export interface RouteDeps {
   readonly system: SystemDeps;
   readonly sessions: SessionDeps;
+  readonly adoption: AdoptionDeps;
   readonly events: EventDeps;
   readonly streams: StreamDeps;
   readonly artifacts: ArtifactDeps;
@@ -37,6 +39,7 @@ export interface RouteDeps {
 export function buildRoutes(deps: RouteDeps): Route[] {
   const routes: Route[] = [
     ...systemRoutes(deps.system),
+    ...adoptionRoutes(deps.adoption),
     ...sessionRoutes(deps.sessions),
     ...streamRoutes(deps.streams),
     ...eventRoutes(deps.events),

@@ -27,6 +27,9 @@ export const ROUTE_NEEDS: ReadonlyMap<string, DeviceNeed> = new Map<string, Devi
   ["GET /sessions", "read"],
   ["GET /usage", "read"],
   ["GET /sessions/:id", "read"],
+  // D33: the agents' own sessions are read like svc's; adopting one starts an agent.
+  ["GET /sessions/discover", "read"],
+  ["POST /sessions/adopt", "operate"],
   ["GET /events/stream", "read"],
   ["GET /sessions/:id/events/stream", "read"],
   ["GET /stream", "read"],
