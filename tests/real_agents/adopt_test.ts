@@ -45,6 +45,15 @@ async function poll<T>(what: string, attempt: () => Promise<T | null>): Promise<
   }
 }
 
+/**
+ * The test's own Deno cache, for the daemon: the agent's HOME would give it
+ * an empty one, and fetching every module again outlasts startServe's wait.
+ */
+async function denoDir(): Promise<string> {
+  const info = await new Deno.Command(Deno.execPath(), { args: ["info", "--json"] }).output();
+  return JSON.parse(new TextDecoder().decode(info.stdout)).denoDir;
+}
+
 const options = { ignore: !runAgentTests, sanitizeOps: false, sanitizeResources: false };
 
 for (const cli of HARNESSES) {
@@ -78,7 +87,7 @@ for (const cli of HARNESSES) {
         assert.match(new TextDecoder().decode(direct.stdout), /Answer direct 1/);
         provider.clearScript();
 
-        serve.current = await startServe(home, [], env);
+        serve.current = await startServe(home, [], { ...env, DENO_DIR: await denoDir() });
         const client = new SvcClient({ socketPath: join(home, "svc.sock") });
         try {
           const listed = await client.get<{ sessions: Json[]; unavailable: Json[] }>(
@@ -154,6 +163,10 @@ for (const cli of HARNESSES) {
         const status = await serve.current.stop("SIGTERM");
         assert.equal(status.code, 0, serve.current.stderr());
         serve.current = null;
+      } catch (error) {
+        // The daemon's log first: a failure's cause is often only there.
+        console.error(serve.current?.stderr().slice(-6000));
+        throw error;
       } finally {
         if (serve.current) await serve.current.stop("SIGKILL").catch(() => {});
         await provider.close();
