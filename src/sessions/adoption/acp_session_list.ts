@@ -16,6 +16,8 @@ import { type DiscoveredSession, type DiscoverFilter, instant, record, text, tit
 export const ACP_LIST_TIMEOUT_MS = 20_000;
 /** At most this many `session/list` pages are asked for. */
 const MAX_PAGES = 10;
+/** How far down its list an agent's session is looked for. */
+const FIND_LIMIT = 1000;
 /** A line longer than this is the agent misbehaving: the listing fails. */
 const MAX_LINE_BYTES = 1024 * 1024;
 
@@ -34,6 +36,12 @@ export class AcpSessionList {
 
   constructor(options: AcpSessionListOptions) {
     this.#options = options;
+  }
+
+  /** The session `agentSessionId` among the agent's list (of `cwd`, when given). */
+  async find(agentSessionId: string, cwd?: string): Promise<DiscoveredSession | null> {
+    const sessions = await this.list({ ...(cwd !== undefined && { cwd }), limit: FIND_LIMIT });
+    return sessions.find((s) => s.agentSessionId === agentSessionId) ?? null;
   }
 
   /**
@@ -114,7 +122,7 @@ function listFailed(harness: string, reason: string): ServiceError {
 function acpSession(harness: string, item: unknown): DiscoveredSession | null {
   const info = record(item);
   const id = text(info?.sessionId);
-  if (info === null || id === null || id.length > 200) return null;
+  if (info === null || id === null || id === "" || id.length > 200) return null;
   const cwd = text(info.cwd);
   return {
     agentSessionId: id,

@@ -32,12 +32,17 @@ export function claudeProjectDir(cwd: string): string {
   return cwd.replace(/[^A-Za-z0-9]/g, "-");
 }
 
-/** Claude Code's transcripts under `configDir` (`$CLAUDE_CONFIG_DIR` or `~/.claude`). */
+/**
+ * Claude Code's transcripts under `configDir` (`$CLAUDE_CONFIG_DIR` or
+ * `~/.claude`), listed as sessions of harness `harness`.
+ */
 export class ClaudeStore implements AgentSessionStore {
   readonly #projects: string;
+  readonly #harness: string;
 
-  constructor(configDir: string) {
+  constructor(configDir: string, harness = "claude") {
     this.#projects = join(configDir, "projects");
+    this.#harness = harness;
   }
 
   async list(filter: DiscoverFilter): Promise<DiscoveredSession[]> {
@@ -126,7 +131,7 @@ export class ClaudeStore implements AgentSessionStore {
     }
     return {
       agentSessionId: id,
-      harness: "claude",
+      harness: this.#harness,
       cwd,
       title: titleText(summary ?? title ?? ""),
       lastActivityAt: instant(mtime),

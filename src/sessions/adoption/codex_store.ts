@@ -28,12 +28,14 @@ import {
 
 const ROLLOUT = /^rollout-.*([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/;
 
-/** Codex's rollout files under `codexHome`. */
+/** Codex's rollout files under `codexHome`, listed as sessions of harness `harness`. */
 export class CodexStore implements AgentSessionStore {
   readonly #sessions: string;
+  readonly #harness: string;
 
-  constructor(codexHome: string) {
+  constructor(codexHome: string, harness = "codex") {
     this.#sessions = join(codexHome, "sessions");
+    this.#harness = harness;
   }
 
   async list(filter: DiscoverFilter): Promise<DiscoveredSession[]> {
@@ -116,7 +118,7 @@ export class CodexStore implements AgentSessionStore {
     if (id === null || id !== fromName) return null;
     return {
       agentSessionId: id,
-      harness: "codex",
+      harness: this.#harness,
       cwd,
       title: titleText(title ?? ""),
       lastActivityAt: instant(mtime),

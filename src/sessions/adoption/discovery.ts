@@ -20,7 +20,7 @@ import { mostRecent } from "./agent_store.ts";
 import { ClaudeStore } from "./claude_store.ts";
 import { CodexStore } from "./codex_store.ts";
 import { GeminiStore } from "./gemini_store.ts";
-import { OpencodeStore } from "./opencode_store.ts";
+import { AcpStore, OpencodeStore } from "./acp_stores.ts";
 
 /** Where each built-in agent keeps its sessions (each CLI's own variables, as it reads them). */
 export interface AgentHomes {
@@ -119,12 +119,12 @@ export class Discovery {
         "harness",
       );
     }
-    const store = harness.builtin ? this.#store(harness) : null;
+    const store = this.#store(harness);
     if (store === null) {
       throw new ServiceError(
         "discover_unsupported",
         409,
-        `Harness "${id}" cannot list its sessions: svc reads the sessions of the built-in claude, codex, gemini and opencode only`,
+        `Harness "${id}" cannot list its sessions: it is a raw harness, not an agent conversation`,
         { harness: id },
       );
     }
@@ -159,23 +159,33 @@ export class Discovery {
     return this.storeFor(session.harness).store.history(session);
   }
 
+  /**
+   * The store of `harness`, by its protocol: Claude Code's transcripts for
+   * the `claude` protocol, Codex's rollouts for `codex-app-server`, and ACP
+   * `session/list` for an ACP agent — with, for the built-ins, Gemini CLI's
+   * chat files (it does not answer `session/list`) and opencode's store (the
+   * messages). A configured harness of a protocol is taken to be that agent
+   * (or a wrapper of it), keeping its sessions where the agent does.
+   */
   #store(harness: HarnessSpec): AgentSessionStore | null {
     const { homes } = this.#options;
-    switch (harness.id) {
+    const acpList = () =>
+      new AcpSessionList({
+        harness,
+        spawner: this.#options.spawner,
+        defaultCwd: this.#options.defaultCwd,
+      });
+    if (harness.builtin && harness.id === "gemini") return new GeminiStore(homes.geminiHome);
+    if (harness.builtin && harness.id === "opencode") {
+      return new OpencodeStore(acpList(), homes.dataHome);
+    }
+    switch (harness.protocol) {
       case "claude":
-        return new ClaudeStore(homes.claudeConfigDir);
-      case "codex":
-        return new CodexStore(homes.codexHome);
-      case "gemini":
-        return new GeminiStore(homes.geminiHome);
-      case "opencode": {
-        const list = new AcpSessionList({
-          harness,
-          spawner: this.#options.spawner,
-          defaultCwd: this.#options.defaultCwd,
-        });
-        return new OpencodeStore(list, homes.dataHome);
-      }
+        return new ClaudeStore(homes.claudeConfigDir, harness.id);
+      case "codex-app-server":
+        return new CodexStore(homes.codexHome, harness.id);
+      case "acp":
+        return new AcpStore(acpList());
       default:
         return null;
     }
@@ -183,7 +193,7 @@ export class Discovery {
 
   #installedBuiltins(): string[] {
     return [...this.#options.harnesses().values()]
-      .filter((h) => h.builtin && h.protocol !== "raw")
+      .filter((h) => h.builtin)
       .filter((h) => {
         const status = this.#options.capabilities.harness(h.id)?.status;
         return status !== undefined && status !== "disabled";

@@ -1,7 +1,7 @@
 /**
- * opencode's own sessions (D33): listed by the agent itself (ACP
- * `session/list`, which opencode 1.18 advertises), and a conversation's
- * messages read from its SQLite store, `<data dir>/opencode/opencode.db`
+ * The sessions of ACP agents (D33), listed by the agent itself (ACP
+ * `session/list`, when advertised). For opencode (1.18 advertises it) a
+ * conversation's messages are read from its SQLite store, `<data dir>/opencode/opencode.db`
  * (`$XDG_DATA_HOME` or `~/.local/share`), opened read-only: tables
  * `message` (`session_id`, `data.role`) and `part` (`message_id`,
  * `data.type` `text`), as measured with opencode 1.18.33.
@@ -22,6 +22,27 @@ import {
   text,
 } from "./agent_store.ts";
 
+/** An ACP agent's sessions as it lists them; svc reads no transcript of a configured agent. */
+export class AcpStore implements AgentSessionStore {
+  readonly #list: AcpSessionList;
+
+  constructor(list: AcpSessionList) {
+    this.#list = list;
+  }
+
+  list(filter: DiscoverFilter): Promise<DiscoveredSession[]> {
+    return this.#list.list(filter);
+  }
+
+  find(agentSessionId: string, cwd?: string): Promise<DiscoveredSession | null> {
+    return this.#list.find(agentSessionId, cwd);
+  }
+
+  history(): Promise<ImportedMessage[] | null> {
+    return Promise.resolve(null);
+  }
+}
+
 /** Rows read of the store at most (parts of the latest messages). */
 const MAX_PARTS = 20 * MAX_IMPORTED_MESSAGES;
 
@@ -39,9 +60,8 @@ export class OpencodeStore implements AgentSessionStore {
     return this.#list.list(filter);
   }
 
-  async find(agentSessionId: string, cwd?: string): Promise<DiscoveredSession | null> {
-    const sessions = await this.#list.list({ ...(cwd !== undefined && { cwd }), limit: 1000 });
-    return sessions.find((s) => s.agentSessionId === agentSessionId) ?? null;
+  find(agentSessionId: string, cwd?: string): Promise<DiscoveredSession | null> {
+    return this.#list.find(agentSessionId, cwd);
   }
 
   history(session: DiscoveredSession): Promise<ImportedMessage[] | null> {
