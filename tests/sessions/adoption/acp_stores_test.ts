@@ -34,9 +34,9 @@ Deno.test("AcpSessionList pages through session/list, filtered by cwd, and ends 
       updatedAt: `2026-11-28T1${i}:00:00Z`,
     }));
     sessions.push({ sessionId: "", cwd: dir, title: "no id", updatedAt: "" });
-    await Deno.writeTextFile(join(dir, ".sessions.json"), JSON.stringify(sessions));
+    await Deno.writeTextFile(join(dir, "sessions.json"), JSON.stringify(sessions));
     const list = new AcpSessionList({
-      harness: acpHarness(["--list"]),
+      harness: acpHarness([`--list=${join(dir, "sessions.json")}`]),
       spawner: denoSpawner,
       defaultCwd: dir,
     });
@@ -99,7 +99,7 @@ Deno.test("OpencodeStore reads a conversation's messages from opencode's store",
     db.exec(await recording("opencode_store.sql", project));
     db.close();
     const list = new AcpSessionList({
-      harness: acpHarness(["--list"]),
+      harness: acpHarness(["--list=/nonexistent"]),
       spawner: denoSpawner,
       defaultCwd: project,
     });
