@@ -88,6 +88,8 @@ export const ENV_VARS: readonly string[] = [
   "DRONE",
   "INK_SCREEN_READER",
   "EDITOR_URL",
+  // D33: Gemini CLI's home, where svc discovers its sessions (the other agents' homes are below).
+  "GEMINI_CLI_HOME",
   // svc doctor (issue 27 item 13): whether each agent CLI's credentials and provider settings are
   // present (never their values) and the base URL it would connect to.
   ...PROVIDER_ENV_VARS,

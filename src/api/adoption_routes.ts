@@ -72,12 +72,9 @@ export function adoptionRoutes(deps: AdoptionDeps): Route[] {
       responses: {
         200: { description: "Sessions, newest first", schema: discoveredSchema },
         400: errorDoc("`invalid_request`: an unknown harness, a bad `cwd` or `limit`"),
-        403: errorDoc("`forbidden` over TCP without a device"),
         409: errorDoc("`discover_unsupported`: the harness's sessions cannot be listed"),
         502: errorDoc("`agent_list_failed`: the agent asked for its list failed"),
       },
-      // The agents' files lie outside svc's store: the owner's, or a paired device's (D30).
-      ownerOnly: "Listing the agents' own sessions",
       handler: async ({ url }) => {
         const harness = url.searchParams.get("harness") ?? undefined;
         const cwd = url.searchParams.get("cwd") ?? undefined;

@@ -54,6 +54,7 @@ Deno.test("buildRoutes() marks the owner-only routes (C5.4, D9, D11, D23)", () =
       "POST /sessions/:id/worktree/discard",
       "POST /sessions/:id/worktree/land",
       "POST /sessions/restricted",
+      "POST /sessions/adopt",
       "POST /shutdown",
       "POST /notifications/test",
       "GET /sessions/:id/worktree/diff",

@@ -52,7 +52,7 @@ Deno.test("what each scope adds, and what stays on the socket (D30)", async (t) 
     assert.deepEqual(needing("approve"), ["POST /sessions/:id/interrupt"]);
   });
   await t.step(
-    "operate: launch, input, resume, close, kill, diffs, land, discard, the land queue",
+    "operate: launch, adopt, input, resume, close, kill, diffs, land, discard, the land queue",
     () => {
       assert.deepEqual(needing("operate"), [
         "GET /land-queue",
@@ -68,6 +68,7 @@ Deno.test("what each scope adds, and what stays on the socket (D30)", async (t) 
         "POST /sessions/:id/unpark",
         "POST /sessions/:id/worktree/discard",
         "POST /sessions/:id/worktree/land",
+        "POST /sessions/adopt",
       ]);
     },
   );
