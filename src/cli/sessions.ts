@@ -11,13 +11,15 @@ import { counted } from "../count_text.ts";
 import { terminalSafe } from "./terminal_text.ts";
 import { resolveCliPath } from "./working_dir.ts";
 import { resolveSessionId } from "./id_prefix.ts";
+import { adoptSession, discoverSessions } from "./sessions_adopt.ts";
 
 const KILL_SIGNALS = ["SIGTERM", "SIGKILL"];
 
-/** `svc sessions list|start|show|input|interrupt|close|kill` (D1, D7). */
+/** `svc sessions list|start|show|input|interrupt|close|kill|resume|unpark|discover|adopt` (D1, D7). */
 export const sessionsCommand: Command = {
   name: "sessions",
-  summary: "List, start, show, send input to, interrupt, close, kill, resume and unpark sessions",
+  summary:
+    "List, start, show, send input to, interrupt, close, kill, resume, unpark, discover and adopt sessions",
   usage: `Usage: svc sessions <subcommand> [options]
 
 Subcommands:
@@ -56,6 +58,17 @@ Subcommands:
   unpark ID [--cancel]
       Resumes a session parked on a limit (D33) now and sends its interrupted
       turn again; --cancel stops its timer instead (it stays parked).
+  discover [--harness H] [--cwd DIR] [--limit N] [--utc]
+      The agents' own recent sessions (D33), started in a terminal or by
+      svc: Claude Code's transcripts, Codex's rollouts, Gemini CLI's chats,
+      opencode's list. One row each: harness, agent session id, last
+      activity, directory, title. Only directories inside the project roots.
+  adopt --harness H --agent-session ID [--cwd DIR] [--model M] [--title T]
+        [--approvals ask|allow|deny]
+      Makes an agent's own session (see "discover") a svc session and
+      resumes it natively: its transcript is imported into the log, and
+      "svc chat ID" continues the conversation. --cwd names the directory it
+      ran in when its agent does not say.
 
 Every subcommand takes --home DIR, and --json to print the raw response.`,
   run(args, io) {
@@ -74,6 +87,8 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
   kill: killSession,
   resume: resumeSession,
   unpark: unparkSession,
+  discover: discoverSessions,
+  adopt: adoptSession,
 };
 
 async function listSessions(args: string[], io: Io): Promise<number> {

@@ -37,14 +37,17 @@ export function cliHarnesses(): Record<string, unknown> {
   };
 }
 
-/** Starts `svc serve` on a fresh home whose config holds the fixture harnesses. */
-export async function startCliDaemon(): Promise<CliDaemon> {
+/**
+ * Starts `svc serve` on a fresh home whose config holds the fixture
+ * harnesses; `env` is added to the daemon's environment.
+ */
+export async function startCliDaemon(env: Record<string, string> = {}): Promise<CliDaemon> {
   const home = await tempHome();
   await Deno.writeTextFile(
     `${home}/config.json`,
     JSON.stringify({ harnesses: cliHarnesses() }),
   );
-  const serve = await startServe(home);
+  const serve = await startServe(home, [], env);
   const project = await Deno.realPath(await tempHome());
   const client = new ContractClient({ socketPath: `${home}/svc.sock` });
   const svc = (args: string[]) => runSvc(args, { SVC_HOME: home });

@@ -85,9 +85,12 @@ Deno.test("parseUsage() reads subcommands and flags from usage texts", async (t)
       "kill",
       "resume",
       "unpark",
+      "discover",
+      "adopt",
     ]);
     for (
       const flag of [
+        "--agent-session",
         "--status",
         "--limit",
         "--project-root",
