@@ -120,6 +120,15 @@ export function createTranscript(options: TranscriptOptions): Transcript {
       const asked = status === "completed" || status === "killed";
       return [line(asked ? style.dim(`· ${text}`) : style.bad(`! ${text}`))];
     },
+    "session.adopted": (p) =>
+      note(joinParts([
+        "session adopted",
+        str(p.harness),
+        str(p.agentSessionId) && `agent session ${p.agentSessionId}`,
+        p.transcript === "read"
+          ? `${num(p.imported) ?? 0} messages imported from its transcript`
+          : "its transcript could not be read",
+      ])),
     "session.resumed": (p) =>
       note(joinParts([
         "conversation resumed",

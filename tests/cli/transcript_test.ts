@@ -220,6 +220,17 @@ Deno.test("createTranscript() renders each typed kind of a conversation", async 
         seam,
         "· conversation resumed · was killed · resume 1 · agent session a-1",
       ],
+      // D33: an adopted session's log starts with where it came from.
+      [
+        "session.adopted",
+        { harness: "claude", agentSessionId: "a-1", imported: 2, transcript: "read" },
+        "· session adopted · claude · agent session a-1 · 2 messages imported from its transcript",
+      ],
+      [
+        "session.adopted",
+        { harness: "acp", agentSessionId: "a-1", imported: 0, transcript: "unreadable" },
+        "· session adopted · acp · agent session a-1 · its transcript could not be read",
+      ],
     ];
     for (const [kind, payload, line] of cases) {
       assert.deepEqual(lines(plain(), kind, payload), [line]);
