@@ -25,7 +25,7 @@ interface Rig {
   outside: string;
 }
 
-async function withRig(fn: (rig: Rig) => Promise<void>): Promise<void> {
+async function withRig(fn: (rig: Rig) => Promise<void>, extraConfig: Json = {}): Promise<void> {
   const agentHome = await tempHome();
   const roots = await Deno.realPath(await tempHome());
   const project = join(roots, "project");
@@ -56,6 +56,7 @@ async function withRig(fn: (rig: Rig) => Promise<void>): Promise<void> {
         "acp-agent": { command: [Deno.execPath(), "run", "-A", acpAgent, `--list=${listFile}`], protocol: "acp" },
         raw: { command: [Deno.execPath(), "--version"], prompt: "none" },
       },
+      ...extraConfig,
     },
   });
   try {
@@ -232,4 +233,38 @@ Deno.test("discover and adopt refuse with clear envelopes (D33, D26)", async (s)
       assert.equal((await discover(t, { cwd: project })).status, 200);
     });
   });
+});
+
+Deno.test("an adoption whose resume is refused leaves the session failed and resumable (D33, D26)", async () => {
+  await withRig(async ({ t, project }) => {
+    const live = await t.client.post<Json>("/sessions", {
+      harness: "agent",
+      projectRoot: project,
+      prompt: "hello",
+    });
+    assert.equal(live.status, 201, JSON.stringify(live.body));
+    const refused = await adopt(t, { harness: "agent", agentSessionId: RECORDED });
+    assert.equal(refused.status, 429, JSON.stringify(refused.body));
+    assert.equal(refused.body.error.code, "too_many_sessions");
+
+    const adopted = (await t.client.get<Json[]>("/sessions")).body.find((s) => s.id !== live.body.id)!;
+    assert.equal(adopted.status, "failed");
+    assert.equal(adopted.resumable, true);
+    const events = await allEvents(t.client, adopted.id);
+    assert.deepEqual(events.map((e) => e.kind), [
+      "session.adopted",
+      "agent.message",
+      "agent.message",
+      "session.ended",
+    ]);
+    assert.match(String(events[3].payload.error), /maxLiveSessions/);
+
+    await t.client.post(`/sessions/${live.body.id}/kill`, { signal: "SIGKILL" });
+    await waitForEnd(t.client, live.body.id);
+    const resumed = await t.client.post<Json>(`/sessions/${adopted.id}/resume`, {});
+    assert.equal(resumed.status, 200, JSON.stringify(resumed.body));
+    assert.equal((await turn(t, adopted.id, "again", 1)).result, `echo (resumed ${RECORDED}): again`);
+    await t.client.post(`/sessions/${adopted.id}/kill`, { signal: "SIGKILL" });
+    await waitForEnd(t.client, adopted.id);
+  }, { maxLiveSessions: 1 });
 });
