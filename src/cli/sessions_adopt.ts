@@ -49,17 +49,22 @@ export async function discoverSessions(args: string[], io: Io): Promise<number> 
         io.err(terminalSafe(`${harness}: ${message}`));
       }
     }
-    return printResponse(io, response, values.json, ({ sessions }) =>
-      sessions.length === 0 ? "No sessions found" : table(
-        ["HARNESS", "AGENT SESSION", "LAST ACTIVITY", "CWD", "TITLE"],
-        sessions.map((s) => [
-          s.harness,
-          s.agentSessionId,
-          timeText(s.lastActivityAt, values.utc),
-          s.cwd ?? "-",
-          s.title || "-",
-        ]),
-      ));
+    return printResponse(
+      io,
+      response,
+      values.json,
+      ({ sessions }) =>
+        sessions.length === 0 ? "No sessions found" : table(
+          ["HARNESS", "AGENT SESSION", "LAST ACTIVITY", "CWD", "TITLE"],
+          sessions.map((s) => [
+            s.harness,
+            s.agentSessionId,
+            timeText(s.lastActivityAt, values.utc),
+            s.cwd ?? "-",
+            s.title || "-",
+          ]),
+        ),
+    );
   });
 }
 

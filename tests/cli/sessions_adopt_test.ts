@@ -15,8 +15,15 @@ Deno.test("svc sessions discover lists an agent's sessions safely; adopt makes o
   try {
     // A transcript whose title tries to write an OSC 52 clipboard sequence to the terminal.
     const lines = [
-      { type: "user", cwd: d.project, message: { role: "user", content: "\u001b]52;c;aGk=\u0007hello" } },
-      { type: "assistant", message: { id: "m", role: "assistant", content: [{ type: "text", text: "hi" }] } },
+      {
+        type: "user",
+        cwd: d.project,
+        message: { role: "user", content: "\u001b]52;c;aGk=\u0007hello" },
+      },
+      {
+        type: "assistant",
+        message: { id: "m", role: "assistant", content: [{ type: "text", text: "hi" }] },
+      },
     ];
     await place(
       join(claudeConfigDir, "projects", claudeProjectDir(d.project), `${AGENT_SESSION}.jsonl`),
@@ -24,7 +31,14 @@ Deno.test("svc sessions discover lists an agent's sessions safely; adopt makes o
     );
 
     await t.step("discover prints one row, control characters shown, never sent", async () => {
-      const result = await d.svc(["sessions", "discover", "--harness", "agent", "--cwd", d.project]);
+      const result = await d.svc([
+        "sessions",
+        "discover",
+        "--harness",
+        "agent",
+        "--cwd",
+        d.project,
+      ]);
       assert.equal(result.code, 0, result.stderr);
       const [header, row, ...rest] = result.stdout.trimEnd().split("\n");
       assert.match(header, /^HARNESS +AGENT SESSION +LAST ACTIVITY +CWD +TITLE$/);

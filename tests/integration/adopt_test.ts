@@ -32,11 +32,21 @@ async function withRig(fn: (rig: Rig) => Promise<void>, extraConfig: Json = {}):
   await Deno.mkdir(project);
   const outside = await Deno.realPath(await tempHome());
   const claudeConfigDir = join(agentHome, ".claude");
-  const transcript = join(claudeConfigDir, "projects", claudeProjectDir(project), `${RECORDED}.jsonl`);
+  const transcript = join(
+    claudeConfigDir,
+    "projects",
+    claudeProjectDir(project),
+    `${RECORDED}.jsonl`,
+  );
   await place(transcript, await recording("claude_transcript.jsonl", project));
   // The ACP agent lists its sessions from this file.
   const acpSessions = [
-    { sessionId: "acp-session-1", cwd: project, title: "An ACP chat", updatedAt: "2026-11-28T10:00:00Z" },
+    {
+      sessionId: "acp-session-1",
+      cwd: project,
+      title: "An ACP chat",
+      updatedAt: "2026-11-28T10:00:00Z",
+    },
     { sessionId: "acp-session-gone", cwd: join(roots, "gone"), title: "Gone", updatedAt: null },
     { sessionId: "acp-session-out", cwd: outside, title: "Outside", updatedAt: null },
   ];
@@ -53,7 +63,10 @@ async function withRig(fn: (rig: Rig) => Promise<void>, extraConfig: Json = {}):
       projectRoots: [roots],
       harnesses: {
         agent: { command: [Deno.execPath(), "run", "-A", streamJsonAgent], protocol: "claude" },
-        "acp-agent": { command: [Deno.execPath(), "run", "-A", acpAgent, `--list=${listFile}`], protocol: "acp" },
+        "acp-agent": {
+          command: [Deno.execPath(), "run", "-A", acpAgent, `--list=${listFile}`],
+          protocol: "acp",
+        },
         raw: { command: [Deno.execPath(), "--version"], prompt: "none" },
       },
       ...extraConfig,
@@ -185,7 +198,11 @@ Deno.test("discover and adopt refuse with clear envelopes (D33, D26)", async (s)
     };
     await s.step("an unknown harness", async () => {
       await refused(discover(t, { harness: "nope" }), 400, "invalid_request");
-      await refused(adopt(t, { harness: "nope", agentSessionId: RECORDED }), 400, "invalid_request");
+      await refused(
+        adopt(t, { harness: "nope", agentSessionId: RECORDED }),
+        400,
+        "invalid_request",
+      );
     });
     await s.step("a raw harness has no conversations to list", async () => {
       await refused(discover(t, { harness: "raw" }), 409, "discover_unsupported");
@@ -213,7 +230,11 @@ Deno.test("discover and adopt refuse with clear envelopes (D33, D26)", async (s)
       assert.equal(error.details.harness, "agent");
     });
     await s.step("an id that is not in the agent's format", async () => {
-      await refused(adopt(t, { harness: "agent", agentSessionId: "--help" }), 400, "invalid_request");
+      await refused(
+        adopt(t, { harness: "agent", agentSessionId: "--help" }),
+        400,
+        "invalid_request",
+      );
     });
     await s.step("a session whose directory is gone is not_resumable", async () => {
       const error = await refused(
@@ -225,7 +246,11 @@ Deno.test("discover and adopt refuse with clear envelopes (D33, D26)", async (s)
     });
     await s.step("a bad body", async () => {
       await refused(adopt(t, { harness: "agent" }), 400, "invalid_request");
-      await refused(adopt(t, { harness: "agent", agentSessionId: RECORDED, x: 1 }), 400, "invalid_request");
+      await refused(
+        adopt(t, { harness: "agent", agentSessionId: RECORDED, x: 1 }),
+        400,
+        "invalid_request",
+      );
     });
     await s.step("nothing was recorded by a refusal", async () => {
       const sessions = await t.client.get<Json[]>("/sessions");
@@ -247,7 +272,9 @@ Deno.test("an adoption whose resume is refused leaves the session failed and res
     assert.equal(refused.status, 429, JSON.stringify(refused.body));
     assert.equal(refused.body.error.code, "too_many_sessions");
 
-    const adopted = (await t.client.get<Json[]>("/sessions")).body.find((s) => s.id !== live.body.id)!;
+    const adopted = (await t.client.get<Json[]>("/sessions")).body.find((s) =>
+      s.id !== live.body.id
+    )!;
     assert.equal(adopted.status, "failed");
     assert.equal(adopted.resumable, true);
     const events = await allEvents(t.client, adopted.id);
@@ -263,7 +290,10 @@ Deno.test("an adoption whose resume is refused leaves the session failed and res
     await waitForEnd(t.client, live.body.id);
     const resumed = await t.client.post<Json>(`/sessions/${adopted.id}/resume`, {});
     assert.equal(resumed.status, 200, JSON.stringify(resumed.body));
-    assert.equal((await turn(t, adopted.id, "again", 1)).result, `echo (resumed ${RECORDED}): again`);
+    assert.equal(
+      (await turn(t, adopted.id, "again", 1)).result,
+      `echo (resumed ${RECORDED}): again`,
+    );
     await t.client.post(`/sessions/${adopted.id}/kill`, { signal: "SIGKILL" });
     await waitForEnd(t.client, adopted.id);
   }, { maxLiveSessions: 1 });

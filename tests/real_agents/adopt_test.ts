@@ -58,7 +58,10 @@ const options = { ignore: !runAgentTests, sanitizeOps: false, sanitizeResources:
 
 for (const cli of HARNESSES) {
   Deno.test(
-    { name: `${cli}: a conversation started outside svc is discovered and adopted (D33)`, ...options },
+    {
+      name: `${cli}: a conversation started outside svc is discovered and adopted (D33)`,
+      ...options,
+    },
     async () => {
       requireAgent(cli);
       const provider = await startFakeProvider();

@@ -10,7 +10,14 @@ import { ServiceError } from "../../errors.ts";
 import { LineSplitter } from "../../agents/line_splitter.ts";
 import { buildArgv, type HarnessSpec, launchEnv } from "../harnesses.ts";
 import type { SpawnedProcess, Spawner } from "../spawner.ts";
-import { type DiscoveredSession, type DiscoverFilter, instant, record, text, titleText } from "./agent_store.ts";
+import {
+  type DiscoveredSession,
+  type DiscoverFilter,
+  instant,
+  record,
+  text,
+  titleText,
+} from "./agent_store.ts";
 
 /** The whole exchange (start, initialize, every page) ends within this. */
 export const ACP_LIST_TIMEOUT_MS = 20_000;
@@ -137,7 +144,10 @@ function acpSession(harness: string, item: unknown): DiscoveredSession | null {
 class LineRpc {
   readonly #child: SpawnedProcess;
   readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
-  readonly #pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  readonly #pending = new Map<
+    number,
+    { resolve: (v: unknown) => void; reject: (e: Error) => void }
+  >();
   #nextId = 1;
   #failure: Error | null = null;
   readonly #reading: Promise<void>;

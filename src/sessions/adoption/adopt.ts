@@ -7,7 +7,7 @@
  * own resume, `session.resumed` at the seam). The supervisor needs nothing
  * new: an adoption is one more caller of resume.
  */
-import { isoTime, type Clock } from "../../clock.ts";
+import { type Clock, isoTime } from "../../clock.ts";
 import { invalidRequest, ServiceError, storeUnavailable } from "../../errors.ts";
 import type { EventLog } from "../../events/event_log.ts";
 import { appendToSession } from "../../events/session_append.ts";

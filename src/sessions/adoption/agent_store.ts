@@ -148,7 +148,11 @@ export function text(value: unknown): string | null {
 
 /** An RFC 3339 instant from an agent's time (ISO text or ms since the epoch), else null. */
 export function instant(value: unknown): string | null {
-  const ms = typeof value === "number" ? value : typeof value === "string" ? Date.parse(value) : NaN;
+  const ms = typeof value === "number"
+    ? value
+    : typeof value === "string"
+    ? Date.parse(value)
+    : NaN;
   return Number.isFinite(ms) && ms > 0 ? new Date(ms).toISOString() : null;
 }
 

@@ -11,11 +11,7 @@ import type { HarnessSpec } from "../harnesses.ts";
 import { insideAllowedRoots } from "../paths.ts";
 import type { Spawner } from "../spawner.ts";
 import { AcpSessionList } from "./acp_session_list.ts";
-import type {
-  AgentSessionStore,
-  DiscoveredSession,
-  ImportedMessage,
-} from "./agent_store.ts";
+import type { AgentSessionStore, DiscoveredSession, ImportedMessage } from "./agent_store.ts";
 import { mostRecent } from "./agent_store.ts";
 import { ClaudeStore } from "./claude_store.ts";
 import { CodexStore } from "./codex_store.ts";

@@ -109,9 +109,7 @@ export class GeminiStore implements AgentSessionStore {
   async #projectRoot(project: string): Promise<string | null> {
     const read = await readBounded(join(this.#tmp, project, ".project_root"), MAX_ROOT_BYTES);
     const root = read?.text.trim() ?? "";
-    return read !== null && !read.cut && root.startsWith("/") && !root.includes("\n")
-      ? root
-      : null;
+    return read !== null && !read.cut && root.startsWith("/") && !root.includes("\n") ? root : null;
   }
 }
 
@@ -151,7 +149,9 @@ function chatMessage(line: unknown): ImportedMessage | null {
   const role = message?.type === "user" ? "user" : message?.type === "gemini" ? "assistant" : null;
   if (message === null || role === null) return null;
   const content = message.content;
-  const said = typeof content === "string" ? content : Array.isArray(content)
+  const said = typeof content === "string"
+    ? content
+    : Array.isArray(content)
     ? content.flatMap((part) => {
       const t = text(record(part)?.text);
       return t === null ? [] : [t];

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { ClaudeStore, claudeProjectDir } from "../../../src/sessions/adoption/claude_store.ts";
+import { claudeProjectDir, ClaudeStore } from "../../../src/sessions/adoption/claude_store.ts";
 import { removeTree, tempHome } from "../../helpers/home.ts";
 import { place, recording, touch } from "./store_fixtures.ts";
 
@@ -25,16 +25,32 @@ Deno.test("ClaudeStore lists, finds and reads Claude Code's transcripts", async 
     await touch(recorded, Date.parse("2026-11-28T13:14:00Z"));
     // A second conversation elsewhere: a reply written as two lines, a tool result, a hostile title.
     const lines = [
-      { type: "user", cwd: elsewhere, message: { role: "user", content: "\u001b]52;c;aGk=\u0007fix the bug" } },
-      { type: "assistant", message: { id: "m1", role: "assistant", content: [{ type: "text", text: "Part one" }] } },
-      { type: "assistant", message: { id: "m1", role: "assistant", content: [{ type: "tool_use", name: "Bash" }] } },
-      { type: "assistant", message: { id: "m1", role: "assistant", content: [{ type: "text", text: "part two" }] } },
-      { type: "user", message: { role: "user", content: [{ type: "tool_result", content: "ok" }] } },
+      {
+        type: "user",
+        cwd: elsewhere,
+        message: { role: "user", content: "\u001b]52;c;aGk=\u0007fix the bug" },
+      },
+      {
+        type: "assistant",
+        message: { id: "m1", role: "assistant", content: [{ type: "text", text: "Part one" }] },
+      },
+      {
+        type: "assistant",
+        message: { id: "m1", role: "assistant", content: [{ type: "tool_use", name: "Bash" }] },
+      },
+      {
+        type: "assistant",
+        message: { id: "m1", role: "assistant", content: [{ type: "text", text: "part two" }] },
+      },
+      {
+        type: "user",
+        message: { role: "user", content: [{ type: "tool_result", content: "ok" }] },
+      },
       { type: "user", isMeta: true, message: { role: "user", content: "<meta>" } },
       { type: "user", isSidechain: true, message: { role: "user", content: "a sub-agent's" } },
     ];
     const other = join(projects, claudeProjectDir(elsewhere), `${OTHER}.jsonl`);
-    await place(other, lines.map((l) => JSON.stringify(l)).join("\n") + "\nnot json\n{\"cut");
+    await place(other, lines.map((l) => JSON.stringify(l)).join("\n") + '\nnot json\n{"cut');
     await touch(other, Date.parse("2026-11-28T14:00:00Z"));
     await place(join(projects, claudeProjectDir(project), "notes.txt"), "not a transcript");
     const store = new ClaudeStore(config);
@@ -53,7 +69,10 @@ Deno.test("ClaudeStore lists, finds and reads Claude Code's transcripts", async 
     });
 
     await t.step("list: by cwd, and bounded by limit", async () => {
-      assert.deepEqual((await store.list({ cwd: project, limit: 10 })).map((s) => s.agentSessionId), [RECORDED]);
+      assert.deepEqual(
+        (await store.list({ cwd: project, limit: 10 })).map((s) => s.agentSessionId),
+        [RECORDED],
+      );
       assert.equal((await store.list({ limit: 1 })).length, 1);
       assert.deepEqual(await store.list({ cwd: "/nowhere", limit: 10 }), []);
     });
@@ -66,18 +85,21 @@ Deno.test("ClaudeStore lists, finds and reads Claude Code's transcripts", async 
       assert.equal(await store.find("../../etc/passwd"), null);
     });
 
-    await t.step("history: the typed turns and replies, not tools, meta or sub-agents", async () => {
-      const recordedSession = (await store.find(RECORDED))!;
-      assert.deepEqual(
-        (await store.history(recordedSession))!.map((m) => `${m.role}: ${m.text}`),
-        ["user: hello direct", "assistant: Answer direct"],
-      );
-      const otherSession = (await store.find(OTHER))!;
-      assert.deepEqual((await store.history(otherSession))!.map((m) => `${m.role}: ${m.text}`), [
-        "user: \u001b]52;c;aGk=\u0007fix the bug",
-        "assistant: Part one\npart two",
-      ]);
-    });
+    await t.step(
+      "history: the typed turns and replies, not tools, meta or sub-agents",
+      async () => {
+        const recordedSession = (await store.find(RECORDED))!;
+        assert.deepEqual(
+          (await store.history(recordedSession))!.map((m) => `${m.role}: ${m.text}`),
+          ["user: hello direct", "assistant: Answer direct"],
+        );
+        const otherSession = (await store.find(OTHER))!;
+        assert.deepEqual((await store.history(otherSession))!.map((m) => `${m.role}: ${m.text}`), [
+          "user: \u001b]52;c;aGk=\u0007fix the bug",
+          "assistant: Part one\npart two",
+        ]);
+      },
+    );
   } finally {
     await removeTree(config);
     await removeTree(project);

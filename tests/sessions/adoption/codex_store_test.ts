@@ -16,8 +16,18 @@ Deno.test("CodexStore lists, finds and reads Codex's rollout files", async (t) =
     await place(recorded, await recording("codex_rollout.jsonl", project));
     await touch(recorded, Date.parse("2026-11-28T13:13:56Z"));
     // An older day's thread whose meta names another id than its file: not listed.
-    const lying = join(codexHome, "sessions", "2026", "11", "27", `rollout-2026-11-27T09-00-00-${OTHER}.jsonl`);
-    await place(lying, JSON.stringify({ type: "session_meta", payload: { id: RECORDED, cwd: project } }) + "\n");
+    const lying = join(
+      codexHome,
+      "sessions",
+      "2026",
+      "11",
+      "27",
+      `rollout-2026-11-27T09-00-00-${OTHER}.jsonl`,
+    );
+    await place(
+      lying,
+      JSON.stringify({ type: "session_meta", payload: { id: RECORDED, cwd: project } }) + "\n",
+    );
     await place(join(day, "notes.jsonl"), "{}\n");
     const store = new CodexStore(codexHome);
 
@@ -39,13 +49,16 @@ Deno.test("CodexStore lists, finds and reads Codex's rollout files", async (t) =
       assert.equal(await store.find("../x"), null);
     });
 
-    await t.step("history: the user's and the model's messages, not codex's own context", async () => {
-      const session = (await store.find(RECORDED))!;
-      assert.deepEqual(
-        (await store.history(session))!.map((m) => `${m.role}: ${m.text}`),
-        ["user: hello direct", "assistant: Answer direct"],
-      );
-    });
+    await t.step(
+      "history: the user's and the model's messages, not codex's own context",
+      async () => {
+        const session = (await store.find(RECORDED))!;
+        assert.deepEqual(
+          (await store.history(session))!.map((m) => `${m.role}: ${m.text}`),
+          ["user: hello direct", "assistant: Answer direct"],
+        );
+      },
+    );
   } finally {
     await removeTree(codexHome);
     await removeTree(project);

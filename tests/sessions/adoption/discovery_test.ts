@@ -26,7 +26,12 @@ Deno.test("Discovery lists every installed built-in, names those that cannot lis
   const outside = await Deno.realPath(await tempHome());
   try {
     const claudeConfigDir = join(agentHome, ".claude");
-    for (const [dir, id] of [[roots, "11111111-0000-4000-8000-000000000001"], [outside, "22222222-0000-4000-8000-000000000002"]]) {
+    for (
+      const [dir, id] of [[roots, "11111111-0000-4000-8000-000000000001"], [
+        outside,
+        "22222222-0000-4000-8000-000000000002",
+      ]]
+    ) {
       await place(
         join(claudeConfigDir, "projects", claudeProjectDir(dir), `${id}.jsonl`),
         JSON.stringify({ type: "user", cwd: dir, message: { role: "user", content: "hi" } }) + "\n",
