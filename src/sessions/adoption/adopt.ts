@@ -16,7 +16,7 @@ import type { Logger } from "../../log.ts";
 import { NO_USAGE } from "../../agents/protocol.ts";
 import type { ApprovalPolicy } from "../../approvals/broker.ts";
 import type { SessionRow, SessionsStore } from "../../store/sessions_store.ts";
-import { validAgentSessionId } from "../harnesses.ts";
+import { type HarnessSpec, validAgentSessionId } from "../harnesses.ts";
 import { insideAllowedRoots, isInside } from "../paths.ts";
 import type { Launched, Supervisor } from "../supervisor.ts";
 import type { DiscoveredSession, ImportedMessage } from "./agent_store.ts";
@@ -95,7 +95,7 @@ export class Adoption {
       }
       const workDir = await this.#workDir(found, cwd);
       const history = await store.history(found);
-      const row = await this.#record(request, found, workDir, history);
+      const row = await this.#record(request, { harness, found, cwd: workDir, history });
       return await this.#resume(row, request.model);
     } finally {
       this.#adopting.delete(key);
@@ -147,13 +147,15 @@ export class Adoption {
    */
   async #record(
     request: AdoptRequest,
-    found: DiscoveredSession,
-    cwd: string,
-    history: ImportedMessage[] | null,
+    { harness, found, cwd, history }: {
+      harness: HarnessSpec;
+      found: DiscoveredSession;
+      cwd: string;
+      history: ImportedMessage[] | null;
+    },
   ): Promise<SessionRow> {
     const { sessions, events, clock } = this.#options;
     if (events.degraded) throw storeUnavailable();
-    const { harness } = this.#options.discovery.storeFor(found.harness);
     const nowMs = clock.now();
     const now = isoTime(nowMs);
     const lastMs = found.lastActivityAt === null ? nowMs : Date.parse(found.lastActivityAt);

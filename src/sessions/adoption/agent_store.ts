@@ -90,6 +90,8 @@ export async function readBounded(
 ): Promise<{ text: string; cut: boolean } | null> {
   let file: Deno.FsFile;
   try {
+    // Only a regular file, not a symlink: opening a FIFO an agent's folder holds would block.
+    if (!(await Deno.lstat(path)).isFile) return null;
     file = await Deno.open(path, { read: true });
   } catch {
     return null;

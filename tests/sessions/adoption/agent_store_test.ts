@@ -57,3 +57,18 @@ Deno.test("instant() takes ISO text or epoch ms, else null", () => {
   assert.equal(instant("yesterday"), null);
   assert.equal(instant({}), null);
 });
+
+Deno.test("readBounded() never opens a FIFO or follows a symlink (it would block or leave the store)", async () => {
+  const dir = await tempHome();
+  try {
+    const fifo = join(dir, "fifo.jsonl");
+    const made = await new Deno.Command("mkfifo", { args: [fifo] }).output();
+    assert.equal(made.code, 0);
+    assert.equal(await readBounded(fifo, 10), null);
+    await Deno.writeTextFile(join(dir, "real"), "secret");
+    await Deno.symlink(join(dir, "real"), join(dir, "link.jsonl"));
+    assert.equal(await readBounded(join(dir, "link.jsonl"), 10), null);
+  } finally {
+    await removeTree(dir);
+  }
+});
