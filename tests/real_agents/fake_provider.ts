@@ -24,7 +24,7 @@ export type Reply =
   | { readonly text: string }
   | { readonly toolCall: ToolCall }
   | { readonly hang: true }
-  /** An error answer instead of a reply: a provider's limit (`anthropicUsageLimit`). */
+  /** An error answer instead of a reply: a provider's limit (provider_limits.ts). */
   | { readonly limit: LimitAnswer };
 
 /** A provider's error answer, as the recorded samples show it (spec/samples/limits). */
@@ -32,44 +32,6 @@ export interface LimitAnswer {
   readonly status: number;
   readonly headers: Record<string, string>;
   readonly body: JsonObject;
-}
-
-/**
- * Anthropic's 429 of a subscription whose five-hour window is spent, as
- * recorded (samples/limits/claude_oauth_usagelimit_always.provider.jsonl):
- * the unified rate-limit headers say `rejected` and when the window resets
- * (`resetS`, Unix seconds). A claude logged in by OAuth answers it with a
- * `rate_limit_event` carrying `resetsAt` and an error result, without retrying.
- */
-export function anthropicUsageLimit(resetS: number): { limit: LimitAnswer } {
-  const reset = String(resetS);
-  return {
-    limit: {
-      status: 429,
-      headers: {
-        "anthropic-ratelimit-unified-status": "rejected",
-        "anthropic-ratelimit-unified-reset": reset,
-        "anthropic-ratelimit-unified-representative-claim": "five_hour",
-        "anthropic-ratelimit-unified-fallback-percentage": "0.5",
-        "anthropic-ratelimit-unified-5h-status": "rejected",
-        "anthropic-ratelimit-unified-5h-reset": reset,
-        "anthropic-ratelimit-unified-5h-utilization": "1.0",
-        "anthropic-ratelimit-unified-7d-status": "allowed",
-        "anthropic-ratelimit-unified-7d-reset": String(resetS + 3 * 86_400),
-        "anthropic-ratelimit-unified-7d-utilization": "0.42",
-        "anthropic-ratelimit-unified-overage-status": "rejected",
-        "anthropic-ratelimit-unified-overage-disabled-reason": "org_level_disabled",
-      },
-      body: {
-        type: "error",
-        error: {
-          type: "rate_limit_error",
-          message: "This request would exceed your account's rate limit. Please try again later.",
-        },
-        request_id: "req_fake_limit",
-      },
-    },
-  };
 }
 
 /** One request the provider received (HEAD probes excluded). */
