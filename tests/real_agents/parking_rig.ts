@@ -83,7 +83,8 @@ export const LIMIT_CASES: Readonly<Record<Harness, LimitCase>> = {
     env: {},
     answers: () => [geminiDailyQuota()],
     until: BACKOFF,
-    resent: ["first question", "first answer", "second question", "second question"],
+    // gemini does not record a turn that failed: the re-sent turn is its only copy.
+    resent: ["first question", "first answer", "second question"],
     parkTimeoutMs: 60_000,
   },
   opencode: {
@@ -248,10 +249,14 @@ export class ParkingRig implements AsyncDisposable {
    * re-sent turn, which completes with the next answer.
    */
   async expectResent(id: string, turnsBefore: number): Promise<void> {
+    // An ACP agent's loaded conversation waits for 500 ms of silence by the daemon's clock (D26).
+    const ticking = this.#tick();
     const resent = await this.provider.waitForRequest(
       (request) => !request.side && request.index >= this.#limited,
       90_000,
-    );
+    ).catch(async (error) => {
+      throw new Error(`${error.message}; the session's log:\n${await this.log(id)}`);
+    }).finally(() => ticking.abort());
     const texts = conversationTexts(resent)
       .filter((text) => !text.startsWith("<"))
       .map((text) => text.trim());
@@ -260,6 +265,26 @@ export class ParkingRig implements AsyncDisposable {
     const last = turns[turnsBefore];
     assert.equal(last.status, "completed", JSON.stringify(last));
     assert.equal(last.result, "second answer");
+  }
+
+  /** Moves the FakeClock 100 ms every 50 ms, as time goes on, until aborted. */
+  #tick(): AbortController {
+    const ticking = new AbortController();
+    (async () => {
+      while (!ticking.signal.aborted) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        await this.clock.advance(100);
+      }
+    })();
+    return ticking;
+  }
+
+  /** The session's events since its first turn, one a line: explains a resume that failed. */
+  async log(id: string): Promise<string> {
+    const page = await this.t.client.get<{ events: Json[] }>(`/sessions/${id}/events`);
+    return page.body.events.slice(4)
+      .map((event) => `${event.kind} ${String(event.payload_json).slice(0, 400)}`)
+      .join("\n");
   }
 
   /** No request reached the provider since the park. */
