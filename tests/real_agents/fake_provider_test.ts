@@ -7,6 +7,12 @@ import {
   SIDE_TEXT,
   startFakeProvider,
 } from "./fake_provider.ts";
+import {
+  anthropicUsageLimit,
+  codexUsageLimit,
+  geminiDailyQuota,
+  openaiInsufficientQuota,
+} from "./provider_limits.ts";
 
 type Json = Record<string, unknown>;
 
@@ -200,6 +206,44 @@ Deno.test("startFakeProvider() holds a hanging request until close", async () =>
   const response = await pending;
   await response.body?.cancel();
   assert.deepEqual(response.status, 503);
+});
+
+Deno.test("startFakeProvider() answers each provider's limit as recorded, reporting no usage", async () => {
+  await using provider = await startFakeProvider();
+  provider.script([
+    anthropicUsageLimit(2_000_000_000),
+    codexUsageLimit(2_000_000_000, 1_999_996_400),
+    geminiDailyQuota(),
+    openaiInsufficientQuota(),
+    { text: "after" },
+  ]);
+  const anthropic = await post(provider, ANTHROPIC, anthropicBody("hi"));
+  assert.equal(anthropic.status, 429);
+  assert.equal(anthropic.headers.get("anthropic-ratelimit-unified-status"), "rejected");
+  assert.equal(anthropic.headers.get("anthropic-ratelimit-unified-reset"), "2000000000");
+  assert.equal((await anthropic.json()).error.type, "rate_limit_error");
+
+  const codex = await post(provider, RESPONSES, { model: "gpt", input: [] });
+  assert.equal(codex.status, 429);
+  assert.equal(codex.headers.get("x-codex-primary-used-percent"), "100");
+  assert.equal(codex.headers.get("x-codex-primary-reset-at"), "2000000000");
+  assert.equal(codex.headers.get("x-codex-primary-reset-after-seconds"), "3600");
+  const codexError = (await codex.json()).error;
+  assert.equal(codexError.type, "usage_limit_reached");
+  assert.equal(codexError.resets_at, 2_000_000_000);
+
+  const gemini = await post(provider, GEMINI_STREAM, { contents: [] });
+  assert.equal(gemini.status, 429);
+  const geminiError = (await gemini.json()).error;
+  assert.equal(geminiError.status, "RESOURCE_EXHAUSTED");
+  assert.match(geminiError.details[0].violations[0].quotaId, /PerDay/);
+
+  const chat = await post(provider, CHAT, chatBody("hi"));
+  assert.equal(chat.status, 429);
+  assert.equal((await chat.json()).error.code, "insufficient_quota");
+
+  assert.equal(chatText(await events(await post(provider, CHAT, chatBody("hi")))), "after");
+  assert.deepEqual(provider.usageReported.map((report) => report.request), [4]);
 });
 
 Deno.test("waitForRequest() rejects after its timeout", async () => {
