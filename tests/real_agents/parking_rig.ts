@@ -261,6 +261,7 @@ export class ParkingRig implements AsyncDisposable {
       .filter((text) => !text.startsWith("<"))
       .map((text) => text.trim());
     assert.deepEqual(texts, this.case.resent, JSON.stringify(conversationTexts(resent)));
+    assert.equal(conversationTexts(resent).at(-1), "second question", "the re-sent turn, exactly");
     const turns = await eventsOf(this.t, id, "agent.turn", turnsBefore + 1);
     const last = turns[turnsBefore];
     assert.equal(last.status, "completed", JSON.stringify(last));
