@@ -22,6 +22,12 @@ export interface Command {
    * never send it elsewhere (D32).
    */
   readonly localOnly?: true;
+  /**
+   * Shows several daemons at once (`svc ui --context A --context B`): its
+   * `--context` options reach it in `args`, every one, and `SVC_CONTEXT` is
+   * left as it is for it to read (D32).
+   */
+  readonly manyContexts?: true;
   run(args: string[], io: Io): Promise<number>;
 }
 

@@ -20,12 +20,19 @@ export async function runCommand(command: Command, rest: string[], io: Io): Prom
     return EXIT.ok;
   }
   try {
-    const { context, args } = takeContextOption(rest);
-    if (context !== undefined && command.localOnly) {
+    const { contexts, args } = takeContextOption(rest);
+    if (contexts.length > 0 && command.localOnly) {
       throw new UsageError(
         `--context is not accepted: "svc ${command.name}" works on this machine`,
       );
     }
+    if (command.manyContexts) return await command.run(rest, io);
+    if (contexts.length > 1) {
+      throw new UsageError(
+        `--context is given ${contexts.length} times: "svc ${command.name}" talks to one daemon`,
+      );
+    }
+    const [context] = contexts;
     return await command.run(args, context === undefined ? io : withContextEnv(io, context));
   } catch (error) {
     // Each may quote what the user typed, what the daemon or what config.json said.
@@ -51,12 +58,12 @@ export async function runCommand(command: Command, rest: string[], io: Io): Prom
 
 /**
  * `--context NAME` or `--context=NAME`, a global option (D32), taken out of
- * `args` wherever it stands before a `--`.
+ * `args` wherever it stands before a `--`: every one given, in order.
  */
 export function takeContextOption(
   args: string[],
-): { context: string | undefined; args: string[] } {
-  let context: string | undefined;
+): { contexts: string[]; args: string[] } {
+  const contexts: string[] = [];
   const rest: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
@@ -64,17 +71,21 @@ export function takeContextOption(
       rest.push(...args.slice(i));
       break;
     }
-    if (arg === "--context") {
-      context = args[++i];
-      if (context === undefined) throw new UsageError("option --context needs a value");
-    } else if (arg.startsWith("--context=")) {
-      context = arg.slice("--context=".length);
-    } else {
+    const context = arg === "--context"
+      ? args[++i]
+      : arg.startsWith("--context=")
+      ? arg.slice("--context=".length)
+      : null;
+    if (context === null) {
       rest.push(arg);
+      continue;
     }
+    if (context === undefined || context === "") {
+      throw new UsageError("option --context needs a value");
+    }
+    contexts.push(context);
   }
-  if (context === "") throw new UsageError("option --context needs a value");
-  return { context, args: rest };
+  return { contexts, args: rest };
 }
 
 /** `io` whose `SVC_CONTEXT` is `context`: `--context` outranks the variable for one command. */

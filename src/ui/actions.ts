@@ -40,6 +40,9 @@ interface RunLine {
   error: { message?: string } | null;
 }
 
+/** What the views call: `UiActions`' methods, of one host or routed over several (hosts_actions.ts). */
+export type Actions = { [K in keyof UiActions]: UiActions[K] };
+
 export class UiActions {
   readonly #client: Pick<UiClient, "post" | "get">;
 

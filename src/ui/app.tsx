@@ -7,7 +7,7 @@ import { Box, Text, useApp, useInput, useWindowSize } from "ink";
 import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
 import type { Key } from "ink";
 import { edit, keyName, splitKey } from "./key_input.ts";
-import type { Outcome, UiActions } from "./actions.ts";
+import type { Actions, Outcome } from "./actions.ts";
 import {
   alwaysConfirm,
   type Confirm,
@@ -28,10 +28,10 @@ import {
   pendingSession,
   type SessionRecord,
 } from "./model.ts";
-import type { UiStore } from "./store.ts";
+import type { HostsStore } from "./hosts_store.ts";
+import { hostsBanners, sessionIdWidth } from "./hosts.ts";
 import type { UiSync } from "./sync.ts";
 import { type Measure, type TranscriptScroll, TranscriptWindow } from "./transcript_window.ts";
-import { uniquePrefixLength } from "./format.ts";
 import { ApprovalsView } from "./components/approvals_view.tsx";
 import { AttentionView } from "./components/attention_view.tsx";
 import { FleetView } from "./components/fleet_view.tsx";
@@ -61,10 +61,14 @@ import { diffTone, type Paged, TextPager } from "./components/text_pager.tsx";
 
 /** What the app is given. */
 export interface AppProps {
-  store: UiStore;
+  /** Every host's store as one (one host: its own, D32). */
+  store: Pick<
+    HostsStore,
+    "snapshot" | "subscribe" | "takeNewApprovals" | "dismissBanner" | "inboxRead"
+  >;
   focus: FocusStore;
   sync: Pick<UiSync, "focus">;
-  actions: UiActions;
+  actions: Actions;
   /** `ui.stalledAfterSeconds` (D25, default 120) in ms. */
   stalledAfterMs: number;
   /** The user's directory: the form's default project root. */
@@ -134,7 +138,8 @@ function Screen(props: AppProps) {
     () => landRows(snapshot.landQueue, snapshot.sessions),
     [snapshot.landQueue, snapshot.sessions],
   );
-  const idWidth = useMemo(() => uniquePrefixLength(snapshot.sessions.keys()), [snapshot.sessions]);
+  const idWidth = useMemo(() => sessionIdWidth(snapshot), [snapshot.sessions]);
+  const multiHost = snapshot.hosts.length > 1;
   const session = focused.sessionId === null
     ? null
     : snapshot.sessions.get(focused.sessionId) ?? null;
@@ -185,7 +190,7 @@ function Screen(props: AppProps) {
     setInput(null);
     setView("session");
   };
-  const bodyHeight = Math.max(3, size.rows - 4 - (snapshot.banner ? 1 : 0));
+  const bodyHeight = Math.max(3, size.rows - 4 - hostsBanners(snapshot).length);
   const chosenApproval = view === "session"
     ? sessionApproval
     : snapshot.approvals[index("approvals")] ?? null;
@@ -523,6 +528,7 @@ function Screen(props: AppProps) {
                 state,
                 request,
                 idWidth,
+                multiHost,
               }}
               {...{
                 reading,
@@ -558,7 +564,7 @@ type BodyProps = {
   attention: ReturnType<typeof attentionItems>;
   inbox: ReturnType<typeof inboxOrder>;
   land: LandRow[];
-  snapshot: ReturnType<UiStore["snapshot"]>;
+  snapshot: ReturnType<HostsStore["snapshot"]>;
   focused: ReturnType<FocusStore["snapshot"]>;
   session: SessionRecord | null;
   state: ReturnType<typeof fleetState> | null;
@@ -578,20 +584,23 @@ type BodyProps = {
   filtering: boolean;
   selectedOf: (name: string) => number;
   idWidth: number;
+  /** Several hosts: a HOST column, and ids shown without their host (hosts.ts). */
+  multiHost: boolean;
   height: number;
   width: number;
 };
 
 /** The current view. */
 function Body(props: BodyProps) {
-  const { height, nowMs, idWidth } = props;
+  const { height, nowMs, idWidth, multiHost } = props;
   switch (props.view) {
     case "fleet":
       return (
         <FleetView
           rows={props.rows}
           selected={props.selectedOf("fleet")}
-          {...{ height, nowMs, idWidth, width: props.width }}
+          {...{ height, nowMs, idWidth, multiHost, width: props.width }}
+          hosts={props.snapshot.hosts.map((host) => host.name)}
           showEnded={props.showEnded}
           filter={props.filter}
           filtering={props.filtering}
@@ -602,7 +611,7 @@ function Body(props: BodyProps) {
         <AttentionView
           items={props.attention}
           selected={props.selectedOf("attention")}
-          {...{ height, nowMs, idWidth }}
+          {...{ height, nowMs, idWidth, multiHost }}
         />
       );
     case "approvals":
@@ -612,7 +621,7 @@ function Body(props: BodyProps) {
           sessions={props.snapshot.sessions}
           selected={props.selectedOf("approvals")}
           request={props.request}
-          {...{ height, nowMs, idWidth }}
+          {...{ height, nowMs, idWidth, multiHost }}
         />
       );
     case "session":
@@ -626,6 +635,7 @@ function Body(props: BodyProps) {
           scroll={props.scroll}
           input={props.input}
           request={props.request}
+          multiHost={multiHost}
           height={props.conversationHeight}
           width={props.width}
         />

@@ -4,7 +4,7 @@
  * chosen key back; `run` does the act through the actions module.
  */
 import { alwaysChoices, type RuleScope } from "../policy/approval_rules.ts";
-import type { Outcome, UiActions } from "./actions.ts";
+import type { Actions, Outcome } from "./actions.ts";
 import { keyValues } from "../cli/key_values.ts";
 import { safeLine } from "./format.ts";
 import type { PendingApproval, RoutineOverview, SessionRecord } from "./model.ts";
@@ -21,7 +21,7 @@ export interface Confirm {
 }
 
 /** "Always" (D28): the rule each scope would create; the user picks where it applies. */
-export function alwaysConfirm(approval: PendingApproval, actions: UiActions): Confirm {
+export function alwaysConfirm(approval: PendingApproval, actions: Actions): Confirm {
   return {
     lines: [
       "Always allow — the rule it creates:",
@@ -36,7 +36,7 @@ export function alwaysConfirm(approval: PendingApproval, actions: UiActions): Co
 /** Cancelling a land (D34): the item leaves the queue; a failed one stops holding the rest. */
 export function landCancelConfirm(
   item: { itemId: string; sessionId: string; label: string },
-  actions: UiActions,
+  actions: Actions,
 ): Confirm {
   return {
     lines: [
@@ -46,7 +46,7 @@ export function landCancelConfirm(
   };
 }
 
-export function killConfirm(session: SessionRecord, actions: UiActions): Confirm {
+export function killConfirm(session: SessionRecord, actions: Actions): Confirm {
   return {
     lines: [`Kill ${session.id} (${safeLine(session.harness)})? y kills, n keeps it`],
     run: () => actions.kill(session.id),
@@ -61,7 +61,7 @@ export function killConfirm(session: SessionRecord, actions: UiActions): Confirm
  */
 export function routineConfirm(
   routine: RoutineOverview,
-  actions: UiActions,
+  actions: Actions,
   definition?: Readonly<Record<string, unknown>>,
 ): Confirm {
   const activate = routine.status !== "ACTIVE";

@@ -9,6 +9,8 @@
 
 /** Widths in terminal columns, one per field of a fleet row. */
 export interface FleetColumns {
+  /** The host's name, in a view of several hosts (D32); else 0: no column. */
+  host: number;
   id: number;
   state: number;
   harness: number;
@@ -29,24 +31,41 @@ export const WIDE_FLEET = 110;
 
 const BRANCH_MIN = 16;
 
+/** The widest a HOST column grows (a longer context name is cut). */
+const HOST_MAX = 12;
+
 /**
  * The columns of a `width`-column fleet whose ids need `idWidth` columns
- * (`uniquePrefixLength`) and that lists `branches` (as they are shown).
+ * (`uniquePrefixLength`) and that lists `branches` (as they are shown);
+ * `hosts`, the hosts' names when there are several (a HOST column first).
  */
 export function fleetColumns(
   width: number,
-  fit: { idWidth: number; branches: readonly string[] },
+  fit: { idWidth: number; branches: readonly string[]; hosts?: readonly string[] },
 ): FleetColumns {
   const wide = width >= WIDE_FLEET;
   const longest = Math.max(0, ...fit.branches.map((branch) => stringWidth(branch)));
-  const fixed = { id: fit.idWidth, state: 11, harness: 8, turns: 5, tokens: 6, cost: 7, last: 4 };
+  const hosts = fit.hosts ?? [];
+  const host = hosts.length > 1
+    ? Math.min(HOST_MAX, Math.max(4, ...hosts.map((name) => stringWidth(name))))
+    : 0;
+  const fixed = {
+    ...(host > 0 ? { host } : {}),
+    id: fit.idWidth,
+    state: 11,
+    harness: 8,
+    turns: 5,
+    tokens: 6,
+    cost: 7,
+    last: 4,
+  };
   const project = wide ? 14 : 0;
   // One space between columns, and the selection mark before the first.
   const gaps = Object.keys(fixed).length + 1 + (wide ? 2 : 0) + 1;
   const used = Object.values(fixed).reduce((sum, n) => sum + n, 0) + project + gaps;
   const rest = width - used;
   const branch = wide ? Math.max(BRANCH_MIN, Math.min(longest, Math.floor(rest / 2))) : 0;
-  return { ...fixed, project, branch, title: Math.max(8, rest - branch) };
+  return { host, ...fixed, project, branch, title: Math.max(8, rest - branch) };
 }
 
 /**

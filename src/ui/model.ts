@@ -28,6 +28,8 @@ export interface SessionRecord {
   run_id: string | null;
   /** D26, when the daemon reports it. */
   resumable?: boolean;
+  /** The context it runs on, in a view of several hosts (hosts.ts); absent with one. */
+  host?: string;
 }
 
 /** A pending permission request (`svc.sessions.approvals`, D18, D28). */

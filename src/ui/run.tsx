@@ -9,6 +9,8 @@ import type { SvcClient } from "../client/client.ts";
 import { UiActions } from "./actions.ts";
 import { App } from "./app.tsx";
 import { FocusStore } from "./focus.ts";
+import { hostsActions } from "./hosts_actions.ts";
+import { hostedFocus, HostsStore, HostsSync, type UiHost } from "./hosts_store.ts";
 import { UiStore } from "./store.ts";
 import { UiSync } from "./sync.ts";
 import { parseSeenState, seenStateText } from "./seen_state.ts";
@@ -19,14 +21,22 @@ const RESTORE = "\x1b[?1049l\x1b[?25h";
 const PUSH_TITLE = "\x1b[22;0t";
 const POP_TITLE = "\x1b[23;0t";
 
+/** One daemon the UI shows (D32: a context), and where its unseen sessions are kept. */
+export interface UiHostOptions {
+  /** The context's name (`local`). */
+  name: string;
+  client: SvcClient;
+  /** Where the sessions that still need the user are kept between runs (seen_state.ts). */
+  seenFile: string;
+}
+
 /** Options of `runUi`. */
 export interface UiOptions {
-  client: SvcClient;
+  /** One or more daemons; with several, one fleet with a HOST column. */
+  hosts: readonly UiHostOptions[];
   color: boolean;
   stalledAfterMs: number;
   cwd: string;
-  /** Where the sessions that still need the user are kept between runs (seen_state.ts). */
-  seenFile: string;
 }
 
 /** Shows the UI until the user quits or a signal ends it; returns the exit code. */
@@ -37,22 +47,26 @@ export async function runUi(options: UiOptions): Promise<number> {
       Deno.stdout.writeSync(encoder.encode(text));
     } catch { /* the terminal is gone */ }
   };
-  const store = new UiStore({ restored: parseSeenState(readText(options.seenFile)) });
-  // Who still needs the user is kept as it changes, and at the end with the time of the end.
-  const keepSeen = () =>
-    writeText(
-      options.seenFile,
-      seenStateText(store.snapshot().unseen, new Date().toISOString()),
-    );
-  let unseen = store.snapshot().unseen;
-  store.subscribe(() => {
-    if (store.snapshot().unseen === unseen) return;
-    unseen = store.snapshot().unseen;
-    keepSeen();
-  });
   const focus = new FocusStore();
-  const sync = new UiSync({ client: options.client, store, focus });
-  const actions = new UiActions(options.client);
+  const multiHost = options.hosts.length > 1;
+  const hosts: UiHost[] = [];
+  const keepers: Array<() => void> = [];
+  for (const host of options.hosts) {
+    const store = new UiStore({ restored: parseSeenState(readText(host.seenFile)) });
+    const keepSeen = keepSeenOf(store, host.seenFile);
+    keepers.push(keepSeen);
+    const sink = hostedFocus(host.name, focus, multiHost);
+    hosts.push({
+      name: host.name,
+      store,
+      sync: new UiSync({ client: host.client, store, focus: sink }),
+    });
+  }
+  const store = new HostsStore(hosts);
+  const sync = new HostsSync(hosts);
+  const actions = hostsActions(
+    options.hosts.map((host) => ({ name: host.name, actions: new UiActions(host.client) })),
+  );
   const stop = new AbortController();
   write(PUSH_TITLE);
   const instance = render(
@@ -99,10 +113,29 @@ export async function runUi(options: UiOptions): Promise<number> {
       Deno.stdin.setRaw(false);
     } catch { /* not a terminal any more */ }
     write(RESTORE + POP_TITLE);
-    if (store.snapshot().connection === "connected") keepSeen();
+    for (const keepSeen of keepers) keepSeen();
     // The loop ends on the abort; a read that does not notice it yet is not waited for long.
     await Promise.race([following.catch(() => {}), new Promise((r) => setTimeout(r, 300))]);
   }
+}
+
+/**
+ * Keeps who still needs the user on one host in `seenFile`, as it changes,
+ * and returns what keeps it at the end (with the time of the end; only of a
+ * host that answers: an away one's list is not known).
+ */
+function keepSeenOf(store: UiStore, seenFile: string): () => void {
+  const keep = () =>
+    writeText(seenFile, seenStateText(store.snapshot().unseen, new Date().toISOString()));
+  let unseen = store.snapshot().unseen;
+  store.subscribe(() => {
+    if (store.snapshot().unseen === unseen) return;
+    unseen = store.snapshot().unseen;
+    keep();
+  });
+  return () => {
+    if (store.snapshot().connection === "connected") keep();
+  };
 }
 
 /** A file's text, or null when it cannot be read (a first run). */

@@ -32,6 +32,9 @@ export interface UiClient {
   ): AsyncIterable<{ seq: number; kind: string; payload_json: string }>;
 }
 
+/** What the loop writes of the focused session's stream (a `FocusStore`, or one host's view of it). */
+export type FocusSink = Pick<FocusStore, "reset" | "append" | "ended" | "resumed">;
+
 /** Sessions read at a sync: every live one, and this many of the newest of all. */
 const RECENT_SESSIONS = 200;
 /** Events read back when a session comes into focus (its scrollback). */
@@ -48,7 +51,7 @@ export function localDay(date: Date): string {
 export class UiSync {
   readonly #client: UiClient;
   readonly #store: UiStore;
-  readonly #focus: FocusStore;
+  readonly #focus: FocusSink;
   readonly #now: () => Date;
   /** Reads already asked for and not yet done, so a burst of notices costs one read each. */
   readonly #pending = new Map<string, Promise<void>>();
@@ -62,7 +65,7 @@ export class UiSync {
     if (response.ok) this.#store.landQueue(response.body.items);
   });
 
-  constructor(options: { client: UiClient; store: UiStore; focus: FocusStore; now?: () => Date }) {
+  constructor(options: { client: UiClient; store: UiStore; focus: FocusSink; now?: () => Date }) {
     this.#client = options.client;
     this.#store = options.store;
     this.#focus = options.focus;

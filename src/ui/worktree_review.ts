@@ -5,7 +5,7 @@
  * (a text to page, a question, a line for the footer) that any face shows.
  */
 import type { Confirm } from "./confirms.ts";
-import type { LandCheck, LandMode, Outcome, UiActions } from "./actions.ts";
+import type { Actions, LandCheck, LandMode, Outcome } from "./actions.ts";
 import { safeLine } from "./format.ts";
 import type { SessionRecord } from "./model.ts";
 
@@ -19,7 +19,7 @@ export type ReviewStep =
 export async function reviewStep(
   command: "diff" | "land" | "discard",
   session: SessionRecord | null,
-  actions: UiActions,
+  actions: Actions,
 ): Promise<ReviewStep> {
   if (!session?.worktree) {
     return { message: { ok: false, message: "This session has no worktree" } };
@@ -50,7 +50,7 @@ export async function reviewStep(
  * named after the session's title; `m` merge; `r` rebase); one that would
  * conflict, or a detached HEAD, is shown with only Esc to close it.
  */
-export function landConfirm(session: SessionRecord, check: LandCheck, actions: UiActions): Confirm {
+export function landConfirm(session: SessionRecord, check: LandCheck, actions: Actions): Confirm {
   const list = (paths: readonly string[]) => paths.map(safeLine).join(", ");
   const onto = check.branch === null
     ? "a detached HEAD"
@@ -102,7 +102,7 @@ export function discardCost(session: SessionRecord): { landed: boolean; warning:
 }
 
 /** Discarding asks first, and says when the work was never landed (then it is lost for good). */
-export function discardConfirm(session: SessionRecord, actions: UiActions): Confirm {
+export function discardConfirm(session: SessionRecord, actions: Actions): Confirm {
   const { landed, warning } = discardCost(session);
   return {
     lines: [

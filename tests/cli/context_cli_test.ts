@@ -7,16 +7,20 @@ import { startCliDaemon } from "./cli_daemon.ts";
 
 Deno.test("takeContextOption() takes --context NAME and --context=NAME before --", () => {
   assert.deepEqual(takeContextOption(["list", "--context", "box", "--json"]), {
-    context: "box",
+    contexts: ["box"],
     args: ["list", "--json"],
   });
   assert.deepEqual(takeContextOption(["--context=box", "show", "x"]), {
-    context: "box",
+    contexts: ["box"],
     args: ["show", "x"],
   });
   assert.deepEqual(takeContextOption(["input", "x", "--", "--context", "y"]), {
-    context: undefined,
+    contexts: [],
     args: ["input", "x", "--", "--context", "y"],
+  });
+  assert.deepEqual(takeContextOption(["--context", "a", "--context=b"]), {
+    contexts: ["a", "b"],
+    args: [],
   });
   assert.throws(() => takeContextOption(["list", "--context"]), UsageError);
   assert.throws(() => takeContextOption(["list", "--context="]), UsageError);

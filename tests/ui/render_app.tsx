@@ -7,6 +7,7 @@ import { render } from "ink-testing-library";
 import { UiActions } from "../../src/ui/actions.ts";
 import { App } from "../../src/ui/app.tsx";
 import { FocusStore } from "../../src/ui/focus.ts";
+import { HostsStore } from "../../src/ui/hosts_store.ts";
 import type { SessionRecord } from "../../src/ui/model.ts";
 import { type SyncedLists, UiStore } from "../../src/ui/store.ts";
 import { NOW } from "./fixtures.ts";
@@ -65,7 +66,7 @@ export function renderApp(
   };
   const app = render(
     <App
-      store={store}
+      store={new HostsStore([{ name: "local", store }])}
       focus={focus}
       sync={sync}
       actions={new UiActions(client)}

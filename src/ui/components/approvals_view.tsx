@@ -4,7 +4,11 @@ import { countdown, safeLine } from "../format.ts";
 import type { PendingApproval, SessionRecord } from "../model.ts";
 import type { RequestPanel } from "../request_panel.ts";
 import { Cell, Empty, Row, windowOf } from "./cells.tsx";
+import { shownId, splitHostedId } from "../hosts.ts";
 import { useTint } from "./theme.ts";
+
+/** The HOST column of a view of several hosts (a longer context name is cut). */
+const HOST_WIDTH = 12;
 
 export function ApprovalsView(
   props: {
@@ -17,6 +21,8 @@ export function ApprovalsView(
     request: RequestPanel | null;
     /** The columns of a session id, as the fleet shows it (`uniquePrefixLength`). */
     idWidth: number;
+    /** Several hosts (D32): a HOST column, ids without their host. */
+    multiHost: boolean;
   },
 ) {
   const tint = useTint();
@@ -30,6 +36,7 @@ export function ApprovalsView(
     <Box flexDirection="column">
       <Text dimColor>Pending requests, oldest first · the selected one in full below</Text>
       <Row>
+        {props.multiHost && <Cell width={HOST_WIDTH} dim>HOST</Cell>}
         <Cell width={props.idWidth} dim>SESSION</Cell>
         <Cell width={8} dim>HARNESS</Cell>
         <Cell width={12} dim>TOOL</Cell>
@@ -44,7 +51,12 @@ export function ApprovalsView(
             key={`${approval.sessionId} ${approval.requestId}`}
             selected={start + index === props.selected}
           >
-            <Cell width={props.idWidth}>{approval.sessionId.slice(0, props.idWidth)}</Cell>
+            {props.multiHost && (
+              <Cell width={HOST_WIDTH}>{safeLine(splitHostedId(approval.sessionId).host)}</Cell>
+            )}
+            <Cell width={props.idWidth}>
+              {shownId(approval.sessionId, props.multiHost).slice(0, props.idWidth)}
+            </Cell>
             <Cell width={8}>
               {safeLine(props.sessions.get(approval.sessionId)?.harness ?? "?")}
             </Cell>
@@ -59,7 +71,13 @@ export function ApprovalsView(
       {chosen && props.request && (
         <Box marginTop={1} flexDirection="column">
           <Text dimColor wrap="truncate-end">
-            {`request ${safeLine(chosen.requestId)} of ${chosen.sessionId}`}
+            {`request ${safeLine(chosen.requestId)} of ${
+              props.multiHost
+                ? `${shownId(chosen.sessionId, true)} on ${
+                  safeLine(splitHostedId(chosen.sessionId).host)
+                }`
+                : chosen.sessionId
+            }`}
           </Text>
           {props.request.rows.map((row, index) => (
             <Text key={index} wrap="truncate-end">{row === "" ? " " : row}</Text>

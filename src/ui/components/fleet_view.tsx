@@ -7,6 +7,7 @@ import { Box, Text } from "ink";
 import { age, basename, fit, money, safeLine, STATE_STYLE, tokens } from "../format.ts";
 import { fleetColumns, fleetHeading } from "../fleet_layout.ts";
 import { type FleetRow, projectOf } from "../model.ts";
+import { shownId } from "../hosts.ts";
 import { Empty, windowOf } from "./cells.tsx";
 import { useTint } from "./theme.ts";
 
@@ -22,14 +23,20 @@ export function FleetView(
     filtering: boolean;
     /** The columns of a session id: the prefix that tells every known session apart. */
     idWidth: number;
+    /** Several hosts (D32): a HOST column first, ids without their host. */
+    multiHost: boolean;
+    /** The hosts' names, for the HOST column's width. */
+    hosts: readonly string[];
   },
 ) {
   const tint = useTint();
   const width = fleetColumns(props.width, {
     idWidth: props.idWidth,
     branches: props.rows.map((row) => safeLine(row.session.worktree?.branch)),
+    hosts: props.multiHost ? props.hosts : [],
   });
   const line = (fields: {
+    host: string;
     id: string;
     harness: string;
     title: string;
@@ -41,7 +48,8 @@ export function FleetView(
     last: string;
   }) => ({
     // An id is cut, never ellipsised: its first characters are a prefix the CLI takes.
-    before: `${fields.id.slice(0, width.id).padEnd(width.id)} `,
+    before: (width.host > 0 ? `${fit(fields.host, width.host)} ` : "") +
+      `${fields.id.slice(0, width.id).padEnd(width.id)} `,
     after: [
       fit(fields.harness, width.harness),
       fit(fields.title, width.title),
@@ -54,6 +62,7 @@ export function FleetView(
     ].join(" "),
   });
   const header = line({
+    host: "HOST",
     id: "ID",
     harness: "HARNESS",
     title: "TITLE",
@@ -80,7 +89,8 @@ export function FleetView(
         const used = (session.usage?.inputTokens ?? 0) + (session.usage?.outputTokens ?? 0);
         const selected = start + index === props.selected;
         const text = line({
-          id: session.id,
+          host: safeLine(session.host ?? ""),
+          id: shownId(session.id, props.multiHost),
           harness: safeLine(session.harness),
           title: safeLine(session.title),
           project: safeLine(basename(projectOf(session))),

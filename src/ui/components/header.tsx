@@ -2,18 +2,22 @@
 import { Box, Text } from "ink";
 import { age, money } from "../format.ts";
 import { type View, VIEW_TITLES, VIEWS } from "../keymap.ts";
-import { nextRoutineDue, type Snapshot } from "../model.ts";
+import { hostsBanners, type HostsSnapshot } from "../hosts.ts";
+import { nextRoutineDue } from "../model.ts";
 import { useTint } from "./theme.ts";
 
 export function Header(
-  props: { snapshot: Snapshot; view: View; attention: number; nowMs: number },
+  props: { snapshot: HostsSnapshot; view: View; attention: number; nowMs: number },
 ) {
   const tint = useTint();
   const { snapshot, nowMs } = props;
   const live = [...snapshot.sessions.values()].filter((s) => s.status === "running").length;
   const next = nextRoutineDue(snapshot.routines);
+  const away = snapshot.hosts.filter((host) => host.connection !== "connected").length;
   const facts = [
-    snapshot.daemon
+    snapshot.hosts.length > 1
+      ? `svc · ${snapshot.hosts.length} hosts${away > 0 ? ` (${away} away)` : ""}`
+      : snapshot.daemon
       ? `svc ${snapshot.daemon.svcVersion} · up ${
         age(Date.parse(snapshot.daemon.startedAt), nowMs)
       }`
@@ -45,15 +49,16 @@ export function Header(
           );
         })}
       </Text>
-      {snapshot.banner !== null && (
+      {hostsBanners(snapshot).map((banner, index) => (
         <Text
+          key={index}
           wrap="truncate-end"
-          color={tint(snapshot.connection === "disconnected" ? "red" : "yellow")}
+          color={tint(banner.away ? "red" : "yellow")}
           bold
         >
-          {snapshot.banner}
+          {banner.text}
         </Text>
-      )}
+      ))}
     </Box>
   );
 }

@@ -11,6 +11,7 @@ import type { FleetState, SessionRecord } from "../model.ts";
 import type { RequestPanel } from "../request_panel.ts";
 import type { TranscriptScroll, TranscriptWindow } from "../transcript_window.ts";
 import { Empty } from "./cells.tsx";
+import { shownId } from "../hosts.ts";
 import { YOU } from "../../cli/transcript.ts";
 import { counted } from "../../count_text.ts";
 import { useTint } from "./theme.ts";
@@ -38,6 +39,8 @@ export function SessionView(
     input: string | null;
     /** The session's pending request, shown whole before its keys. */
     request: RequestPanel | null;
+    /** Several hosts (D32): the id without its host, and the host named. */
+    multiHost: boolean;
   },
 ) {
   const tint = useTint();
@@ -62,7 +65,8 @@ export function SessionView(
   return (
     <Box flexDirection="column">
       <Text wrap="truncate-end">
-        <Text bold>{session.id}</Text>
+        <Text bold>{shownId(session.id, props.multiHost)}</Text>
+        {props.multiHost ? ` on ${safeLine(session.host)}` : ""}
         {` ${safeLine(session.harness)} · `}
         <Text color={style ? tint(style.color) : undefined}>
           {style ? `${style.glyph} ${props.state}` : session.status}
