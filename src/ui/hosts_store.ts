@@ -81,11 +81,14 @@ export class HostsStore {
   }
 }
 
+/** What `HostsSync` needs of a host's loop. */
+type HostLoop = { readonly name: string; readonly sync: Pick<UiSync, "run" | "focus" | "stop"> };
+
 /** Runs every host's loop and follows the focused session on its own host. */
 export class HostsSync {
-  readonly #hosts: readonly Pick<UiHost, "name" | "sync">[];
+  readonly #hosts: readonly HostLoop[];
 
-  constructor(hosts: readonly Pick<UiHost, "name" | "sync">[]) {
+  constructor(hosts: readonly HostLoop[]) {
     this.#hosts = hosts;
   }
 
