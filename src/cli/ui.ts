@@ -43,11 +43,12 @@ Needs a terminal; for a line per change that scripts can read, use svc watch.`,
       "all-contexts": { type: "boolean", default: false },
       "no-color": { type: "boolean", default: false },
     });
+    // A context that does not exist is named before anything else is asked of the terminal.
+    const contexts = await uiContexts(values.context ?? [], values["all-contexts"], io);
     if (!Deno.stdin.isTerminal() || !Deno.stdout.isTerminal()) {
       io.err("svc ui needs a terminal (try svc watch)");
       return EXIT.usage;
     }
-    const contexts = await uiContexts(values.context ?? [], values["all-contexts"], io);
     const paths = homePaths(resolveCliHome(values.home, io));
     const config = loadConfig(paths.config);
     // One context keeps --home's check (a remote one refuses it); with several, it is local's.

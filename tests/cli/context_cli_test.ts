@@ -103,6 +103,26 @@ Deno.test("--context, SVC_CONTEXT and svc context use send a command to another 
     const localOnly = await runSvc(["logs", "--context", "other"], env);
     assert.equal(localOnly.code, 2);
     assert.match(localOnly.stderr, /--context is not accepted: "svc logs" works on this machine/);
+    const twice = await runSvc(["status", "--context", "other", "--context", "local"], env);
+    assert.equal(twice.code, 2, "one daemon, not the last named");
+    assert.match(twice.stderr, /--context is given 2 times: "svc status" talks to one daemon/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("svc ui names a bad --context or --all-contexts with --context before asking for a terminal", async () => {
+  const { dir, env } = await configEnv();
+  try {
+    const unknown = await runSvc(["ui", "--context", "local", "--context", "nope"], env);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /No context "nope"/);
+    const both = await runSvc(["ui", "--all-contexts", "--context", "local"], env);
+    assert.equal(both.code, 2);
+    assert.match(both.stderr, /--all-contexts already shows every context: leave --context out/);
+    const noTerminal = await runSvc(["ui", "--context", "local", "--context", "local"], env);
+    assert.equal(noTerminal.code, 2);
+    assert.match(noTerminal.stderr, /svc ui needs a terminal/);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
