@@ -32,8 +32,8 @@ Options:
   --no-color       no colour (also when NO_COLOR is set)
 
 With several hosts each is followed on its own: one that does not answer
-shows its banner and comes back by itself. A new session starts on the
-first host (the first --context, or "local").
+shows its banner and comes back by itself. The form offers each host's
+harnesses: a new session starts on the host of the one chosen.
 
 Needs a terminal; for a line per change that scripts can read, use svc watch.`,
   async run(args, io) {

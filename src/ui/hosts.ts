@@ -82,7 +82,7 @@ export function hostsBanners(
  * The hosts' snapshots as one. One host: its snapshot with its status.
  * Several: every id host-qualified, each session tagged with its `host`,
  * approvals oldest first across hosts, today's cost summed over the hosts
- * that know it, and the harnesses of the first host (where a launch goes).
+ * that know it, and every host's harnesses (`HOST/ID`: a launch goes there).
  */
 export function mergeHosts(hosts: readonly HostSnapshot[]): HostsSnapshot {
   const statuses = hosts.map(({ name, snapshot }) => ({
@@ -98,6 +98,7 @@ export function mergeHosts(hosts: readonly HostSnapshot[]): HostsSnapshot {
   const routines: Array<Snapshot["routines"][number]> = [];
   const inbox: Array<Snapshot["inbox"][number]> = [];
   const landQueue: Array<Snapshot["landQueue"][number]> = [];
+  const harnesses: Array<Snapshot["harnesses"][number]> = [];
   let todayCostUsd: number | null = null;
   for (const { name, snapshot } of hosts) {
     const q = (id: string) => hostedId(name, id);
@@ -122,6 +123,10 @@ export function mergeHosts(hosts: readonly HostSnapshot[]): HostsSnapshot {
     for (const item of [...snapshot.landQueue].sort((a, b) => a.position - b.position)) {
       landQueue.push({ ...item, itemId: q(item.itemId), sessionId: q(item.sessionId) });
     }
+    // A harness of each host is a choice of its own: the form's choice says where to launch.
+    for (const harness of snapshot.harnesses) {
+      harnesses.push({ id: q(harness.id), label: `${harness.label} on ${name}` });
+    }
     if (snapshot.todayCostUsd !== null) todayCostUsd = (todayCostUsd ?? 0) + snapshot.todayCostUsd;
   }
   const banners = hostsBanners({ banner: null, connection: "connected", hosts: statuses });
@@ -137,7 +142,7 @@ export function mergeHosts(hosts: readonly HostSnapshot[]): HostsSnapshot {
     ),
     routines,
     inbox,
-    harnesses: hosts[0].snapshot.harnesses,
+    harnesses,
     todayCostUsd,
     // Positions are per host's queue: each host's items stay together, in its order.
     landQueue: landQueue.map((item, position) => ({ ...item, position })),

@@ -2,7 +2,7 @@
  * The actions of a view of several hosts (D32): each call carries a merged
  * id (`HOST/ID`, hosts.ts) and goes to that host's `UiActions` with the
  * daemon's own id, so an approval is answered where it was asked. A launch
- * goes to the first host (the first `--context`, or `local`).
+ * goes to the host of the harness chosen (hosts.ts lists each host's own).
  */
 import { hostedId } from "./hosts.ts";
 import { routeId } from "./hosts_store.ts";
@@ -127,15 +127,15 @@ class RoutedActions implements Actions {
     return actions.discard(id, force);
   }
 
-  /** A launch on the first host; the new session is named by its merged id (the UI opens it). */
+  /** A launch on the chosen harness's host; the new session by its merged id (the UI opens it). */
   async launch(form: LaunchForm): Promise<Outcome> {
-    const first = this.#hosts[0];
-    const outcome = await first.actions.launch(form);
+    const { host, id: harness } = routeId(this.#hosts, form.harness);
+    const outcome = await host.actions.launch({ ...form, harness });
     if (outcome.sessionId === undefined) return outcome;
     return {
       ...outcome,
-      message: `${outcome.message} on ${first.name}`,
-      sessionId: hostedId(first.name, outcome.sessionId),
+      message: `${outcome.message} on ${host.name}`,
+      sessionId: hostedId(host.name, outcome.sessionId),
     };
   }
 }

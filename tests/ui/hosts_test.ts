@@ -89,6 +89,14 @@ Deno.test("mergeHosts() of two hosts: every id host-qualified, approvals oldest 
       ["box/run_01BOX", "box/nightly"],
     ]);
   });
+  await t.step("every host's harnesses, each a choice naming its host", () => {
+    assert.deepEqual(merged.harnesses.map((h) => [h.id, h.label]), [
+      ["local/claude", "Claude Code on local"],
+      ["local/codex", "Codex on local"],
+      ["box/claude", "Claude Code on box"],
+      ["box/codex", "Codex on box"],
+    ]);
+  });
   await t.step("today's cost is the hosts' sum; no one daemon's facts", () => {
     assert.equal(merged.todayCostUsd, 3);
     assert.equal(merged.daemon, null);
@@ -202,12 +210,14 @@ Deno.test("hostsActions() sends each action to the host its id names, with the d
     ["box", "/actions", { action: "svc.automations.run", id: "nightly" }],
   ]);
   const launched = await actions.launch({
-    harness: "claude",
+    harness: "box/claude",
     projectRoot: "/p",
     prompt: "hi",
     model: "",
     worktree: false,
   });
-  assert.equal(launched.sessionId, "local/ses_NEW", "a launch goes to the first host");
-  assert.equal(launched.message, "Launched ses_NEW on local");
+  assert.equal(launched.sessionId, "box/ses_NEW", "a launch goes to its harness's host");
+  assert.equal(launched.message, "Launched ses_NEW on box");
+  assert.equal(calls.at(-1)?.host, "box");
+  assert.equal((calls.at(-1)?.body as { harness: string }).harness, "claude");
 });

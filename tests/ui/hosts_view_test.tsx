@@ -28,7 +28,8 @@ function renderTwoHosts() {
     },
     post: <T,>(path: string, body: unknown) => {
       calls.push({ host, path, body });
-      return Promise.resolve({ status: 200, ok: true, body: {} as T });
+      const answer = path === "/sessions" ? { id: "ses_01NEW000000000000000000000" } : {};
+      return Promise.resolve({ status: 200, ok: true, body: answer as T });
     },
   });
   const local = new UiStore({ notifyIntervalMs: 0 });
@@ -128,6 +129,22 @@ Deno.test("svc ui over two hosts: Enter opens a session from its own host, named
   await press("3", "\r");
   assert.deepEqual(focused, [`box/${BOX_ID}`]);
   assert.match(frame(), new RegExp(`^${BOX_ID} on box claude`, "m"));
+  app.unmount();
+});
+
+Deno.test("svc ui over two hosts: the form offers each host's harnesses; Enter launches there", async () => {
+  const { app, calls, focused, press, frame } = renderTwoHosts();
+  await press("c");
+  assert.match(frame(), /harness +‹ Claude Code on local \(local\/claude\) ›/);
+  await press("\x1b[C", "\x1b[C");
+  assert.match(frame(), /harness +‹ Claude Code on box \(box\/claude\) ›/);
+  await press("h", "i", "\r");
+  await settle();
+  const launch = calls.find((call) => call.path === "/sessions");
+  assert.equal(launch?.host, "box");
+  assert.equal((launch?.body as { harness: string }).harness, "claude");
+  assert.match(frame(), /Launched ses_01NEW000000000000000000000 on box/);
+  assert.deepEqual(focused, ["box/ses_01NEW000000000000000000000"], "the new session opens");
   app.unmount();
 });
 

@@ -11,7 +11,7 @@ import type { FleetState, SessionRecord } from "../model.ts";
 import type { RequestPanel } from "../request_panel.ts";
 import type { TranscriptScroll, TranscriptWindow } from "../transcript_window.ts";
 import { Empty } from "./cells.tsx";
-import { shownId } from "../hosts.ts";
+import { shownId, splitHostedId } from "../hosts.ts";
 import { YOU } from "../../cli/transcript.ts";
 import { counted } from "../../count_text.ts";
 import { useTint } from "./theme.ts";
@@ -66,7 +66,7 @@ export function SessionView(
     <Box flexDirection="column">
       <Text wrap="truncate-end">
         <Text bold>{shownId(session.id, props.multiHost)}</Text>
-        {props.multiHost ? ` on ${safeLine(session.host)}` : ""}
+        {props.multiHost ? ` on ${safeLine(splitHostedId(session.id).host)}` : ""}
         {` ${safeLine(session.harness)} · `}
         <Text color={style ? tint(style.color) : undefined}>
           {style ? `${style.glyph} ${props.state}` : session.status}
