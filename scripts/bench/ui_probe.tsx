@@ -22,6 +22,7 @@ import { SvcClient } from "../../src/client/client.ts";
 import { UiActions } from "../../src/ui/actions.ts";
 import { App } from "../../src/ui/app.tsx";
 import { FocusStore } from "../../src/ui/focus.ts";
+import { HostsStore } from "../../src/ui/hosts_store.ts";
 import type { SessionRecord } from "../../src/ui/model.ts";
 import { UiStore } from "../../src/ui/store.ts";
 import { UiSync } from "../../src/ui/sync.ts";
@@ -77,7 +78,8 @@ function mount(socket: string, onWrite: (text: string) => void) {
   const keyboard = new Keyboard();
   const instance = render(
     <App
-      {...{ store, focus, sync }}
+      {...{ focus, sync }}
+      store={new HostsStore([{ name: "local", store }])}
       actions={new UiActions(client)}
       stalledAfterMs={120_000}
       cwd={Deno.cwd()}
