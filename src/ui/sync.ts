@@ -53,8 +53,12 @@ export class UiSync {
   readonly #store: UiStore;
   readonly #focus: FocusSink;
   readonly #now: () => Date;
-  /** Reads already asked for and not yet done, so a burst of notices costs one read each. */
-  readonly #pending = new Map<string, Promise<void>>();
+  /**
+   * Reads under way, by what they read: a burst of notices costs one read,
+   * and one more when a notice came during it (the read may have been
+   * answered before the change the notice announced).
+   */
+  readonly #reading = new Map<string, { again: boolean }>();
   #focusAbort: AbortController | null = null;
   #focusedId: string | null = null;
   /** The last seq of the focused session's stream once it ended (the session did); else null. */
@@ -191,11 +195,21 @@ export class UiSync {
     }
   }
 
-  /** Runs `read` unless the same read is already under way (then that one is enough). */
+  /** Runs `read`, or once more after the same read under way (then all notices of a burst). */
   #once(key: string, read: () => Promise<void>): void {
-    if (this.#pending.has(key)) return;
-    const running = read().catch(() => {}).finally(() => this.#pending.delete(key));
-    this.#pending.set(key, running);
+    const underWay = this.#reading.get(key);
+    if (underWay) {
+      underWay.again = true;
+      return;
+    }
+    const state = { again: false };
+    this.#reading.set(key, state);
+    void (async () => {
+      do {
+        state.again = false;
+        await read().catch(() => {});
+      } while (state.again);
+    })().finally(() => this.#reading.delete(key));
   }
 
   async #syncAll(): Promise<void> {
