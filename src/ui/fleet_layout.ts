@@ -45,27 +45,29 @@ export function fleetColumns(
 ): FleetColumns {
   const wide = width >= WIDE_FLEET;
   const longest = Math.max(0, ...fit.branches.map((branch) => stringWidth(branch)));
-  const hosts = fit.hosts ?? [];
-  const host = hosts.length > 1
-    ? Math.min(HOST_MAX, Math.max(4, ...hosts.map((name) => stringWidth(name))))
-    : 0;
-  const fixed = {
-    ...(host > 0 ? { host } : {}),
-    id: fit.idWidth,
-    state: 11,
-    harness: 8,
-    turns: 5,
-    tokens: 6,
-    cost: 7,
-    last: 4,
-  };
+  const fixed = { id: fit.idWidth, state: 11, harness: 8, turns: 5, tokens: 6, cost: 7, last: 4 };
   const project = wide ? 14 : 0;
   // One space between columns, and the selection mark before the first.
   const gaps = Object.keys(fixed).length + 1 + (wide ? 2 : 0) + 1;
   const used = Object.values(fixed).reduce((sum, n) => sum + n, 0) + project + gaps;
-  const rest = width - used;
+  const host = hostColumn(fit.hosts ?? [], width - used - TITLE_MIN);
+  const rest = width - used - (host > 0 ? host + 1 : 0);
   const branch = wide ? Math.max(BRANCH_MIN, Math.min(longest, Math.floor(rest / 2))) : 0;
-  return { host, ...fixed, project, branch, title: Math.max(8, rest - branch) };
+  return { host, ...fixed, project, branch, title: Math.max(TITLE_MIN, rest - branch) };
+}
+
+/** The narrowest title column. */
+const TITLE_MIN = 8;
+
+/**
+ * The HOST column of several `hosts` (0: one host, no column): as wide as
+ * the longest name up to `HOST_MAX`, and within `room` (with its gap) so the
+ * title keeps its least at 80 columns.
+ */
+function hostColumn(hosts: readonly string[], room: number): number {
+  if (hosts.length <= 1) return 0;
+  const longest = Math.max(...hosts.map((name) => stringWidth(name)));
+  return Math.max(4, Math.min(HOST_MAX, longest, room - 1));
 }
 
 /**

@@ -42,3 +42,16 @@ Deno.test("fleetHeading() counts in English: 1 session, 2 sessions (issue 38 ite
     "filter: pr█  (Enter keeps it, Esc clears)",
   );
 });
+
+Deno.test("fleetColumns() adds a HOST column only for several hosts, as wide as their names (D32)", () => {
+  assert.equal(fleetColumns(120, { idWidth: 13, branches: [], hosts: ["local"] }).host, 0);
+  const two = fleetColumns(120, { idWidth: 13, branches: [], hosts: ["local", "devbox"] });
+  assert.equal(two.host, "devbox".length);
+  assert.ok(total(two) + 12 <= 120, "the row with its HOST column fits");
+  const long = fleetColumns(80, { idWidth: 13, branches: [], hosts: ["a", "x".repeat(40)] });
+  assert.equal(long.host, 8, "a long context name is cut to what 80 columns leave");
+  assert.ok(total(long) + 10 <= 80);
+  const wide = fleetColumns(200, { idWidth: 13, branches: [], hosts: ["a", "x".repeat(40)] });
+  assert.equal(wide.host, 12, "never wider than 12");
+  assert.ok(long.title >= 8);
+});
