@@ -127,6 +127,11 @@ class RoutedActions implements Actions {
     return actions.discard(id, force);
   }
 
+  cancelLand(itemId: string) {
+    const { actions, id } = this.#on(itemId);
+    return actions.cancelLand(id);
+  }
+
   /** A launch on the chosen harness's host; the new session by its merged id (the UI opens it). */
   async launch(form: LaunchForm): Promise<Outcome> {
     const { host, id: harness } = routeId(this.#hosts, form.harness);

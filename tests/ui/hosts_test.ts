@@ -199,6 +199,7 @@ Deno.test("hostsActions() sends each action to the host its id names, with the d
   assert.equal(answered.message, "Allowed");
   await actions.send("local/ses_2", "go on");
   await actions.runRoutine("box/nightly");
+  await actions.cancelLand("box/lq_1");
   assert.deepEqual(calls.map(({ host, path, body }) => [host, path, body]), [
     ["box", "/actions", {
       action: "svc.sessions.approve",
@@ -208,6 +209,7 @@ Deno.test("hostsActions() sends each action to the host its id names, with the d
     }],
     ["local", "/sessions/ses_2/input", { data: "go on" }],
     ["box", "/actions", { action: "svc.automations.run", id: "nightly" }],
+    ["box", "/land-queue/lq_1/cancel", {}],
   ]);
   const launched = await actions.launch({
     harness: "box/claude",
