@@ -44,13 +44,15 @@ export interface AgentDaemon extends AsyncDisposable {
  * Starts the daemon for `cli`. `harness` is the harness id sessions launch
  * with (a configured one may wrap the same CLI); `config` is config.json;
  * `env` replaces variables of the CLI's offline environment (e.g. its
- * provider URL).
+ * provider URL); `serveArgs` are more arguments of `svc serve`.
  */
 export async function startAgentDaemon(
   cli: Harness,
-  { harness = cli, config = {}, env: adjustEnv }: {
+  { harness = cli, config = {}, env: adjustEnv, serveArgs = [] }: {
     harness?: string;
     config?: Json;
+    /** More `svc serve` arguments (`--tcp 127.0.0.1:PORT` for the web face). */
+    serveArgs?: string[];
     /** Changes the CLI's environment before the daemon starts with it. */
     env?: (env: Record<string, string>) => Record<string, string>;
   } = {},
@@ -63,7 +65,7 @@ export async function startAgentDaemon(
   const env = adjustEnv ? adjustEnv(prepared) : prepared;
   const home = await tempHome();
   await Deno.writeTextFile(join(home, "config.json"), JSON.stringify(config));
-  const serve = await startServe(home, [], env);
+  const serve = await startServe(home, serveArgs, env);
   const project = await Deno.realPath(await tempHome());
   const client = new SvcClient({ socketPath: join(home, "svc.sock") });
   const deadline = () => Date.now() + 90_000;

@@ -49,7 +49,7 @@ export async function startRig(): Promise<Rig & AsyncDisposable> {
       harnesses: { ...agentConfig().harnesses as object, ...fixtureHarnesses() },
     }),
   });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
+  const browser = await launchChromium();
   const projects: string[] = [];
   return {
     t,
@@ -76,8 +76,16 @@ export async function startRig(): Promise<Rig & AsyncDisposable> {
   };
 }
 
+/** Debian's Chromium, headless; `args` are more command-line switches. */
+export function launchChromium(args: string[] = []): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", ...args] });
+}
+
 /** What `svc devices pair --json` prints, run as the owner runs it. */
-export async function pairingUrl(home: string, scope: string): Promise<{ url: string }> {
+export async function pairingUrl(
+  home: string,
+  scope: string,
+): Promise<{ url: string; urls: string[] }> {
   const main = new URL("../../../main.ts", import.meta.url).pathname;
   const output = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", main, "devices", "pair", "--json", "--scope", scope, "--name", "browser"],
