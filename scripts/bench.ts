@@ -21,6 +21,7 @@ import { bigPageRead } from "./bench/stages_big_page.ts";
 import { linesPageRead } from "./bench/stages_lines.ts";
 import { trickleLatency } from "./bench/stages_trickle.ts";
 import { uiBudgets } from "./bench/stages_ui.ts";
+import { webBudgets } from "./bench/stages_web.ts";
 
 /** The whole run must end within this, or it is aborted and cleaned up. */
 const RUN_LIMIT_MS = 10 * 60_000 - 15_000;
@@ -41,6 +42,7 @@ const STAGES: Record<string, (ctx: BenchContext) => Promise<Figure[]>> = {
   scheduler: schedulerPass,
   trickle: trickleLatency,
   ui: uiBudgets,
+  web: webBudgets,
 };
 
 const USAGE =

@@ -119,12 +119,13 @@ export interface ServerProcess {
 
 /**
  * Starts `svc serve --home home` (the real `main.ts`), optionally under
- * `--cpu-prof`, and waits until its socket answers `/health`.
+ * `--cpu-prof` and with more `serve` arguments (`--tcp 127.0.0.1:PORT`), and
+ * waits until its socket answers `/health`.
  */
 export async function startSvc(
   registry: ProcessRegistry,
   home: string,
-  options: { cpuProfDir?: string; name?: string } = {},
+  options: { cpuProfDir?: string; name?: string; args?: string[] } = {},
 ): Promise<ServerProcess> {
   const profile = options.cpuProfDir
     ? [
@@ -142,6 +143,7 @@ export async function startSvc(
     "serve",
     "--home",
     home,
+    ...options.args ?? [],
   ]);
   return await awaitReady(process, `${home}/svc.sock`, started);
 }

@@ -16,17 +16,12 @@
  *   in the daemon's broker to its row in the approvals view, p99 (goal ≤ 100
  *   ms), against a bare reader of the daemon's feed in the same run.
  */
-import { join } from "node:path";
-import { isoTime } from "../../src/clock.ts";
-import { newId } from "../../src/ids.ts";
-import { openDatabase } from "../../src/store/db.ts";
-import { SessionsStore } from "../../src/store/sessions_store.ts";
 import { type BenchContext, harnessConfig, launch, makeHome, projectDir } from "./context.ts";
 import { UnixHttpClient } from "./http_client.ts";
 import { cpuSeconds } from "./load.ts";
 import { residentBytes, startSvc } from "./processes.ts";
 import { type Figure, figure, median, percentile } from "./report.ts";
-import { seededSessionRow } from "./seed_rows.ts";
+import { seedSessions } from "./seed_rows.ts";
 import { SseConnection } from "./sse_client.ts";
 
 const PROBE = new URL("./ui_probe.tsx", import.meta.url).pathname;
@@ -36,21 +31,6 @@ const MIB = 1024 * 1024;
 /** Issue 38 item 2's conversation: 10 lines of 300k characters. */
 const BIG_LINES = 10;
 const BIG_CHARS = 300_000;
-
-/** Seeds `count` ended sessions into a new home's store (the daemon adopts it at start). */
-function seedSessions(home: string, count: number): void {
-  const db = openDatabase(join(home, "svc.db"));
-  try {
-    const sessions = new SessionsStore(db);
-    const baseMs = Date.parse("2026-11-01T00:00:00.000Z");
-    for (let i = 0; i < count; i++) {
-      const atMs = baseMs + i * 60_000;
-      sessions.insert(seededSessionRow(newId("ses", atMs), isoTime(atMs)));
-    }
-  } finally {
-    db.close();
-  }
-}
 
 /** Runs the probe and parses its JSON line; `watch` sees its pid while it runs. */
 async function probe<T>(
