@@ -34,8 +34,23 @@ export interface Caddy extends AsyncDisposable {
   log(): string;
 }
 
-/** The Caddyfile: one site, `tls internal`, proxying to `upstream` (which keeps `Host`). */
-export function caddyfile(host: string, port: number, httpPort: number, upstream: string): string {
+/**
+ * The Caddyfile: one site, `tls internal`, proxying to `upstream`, which
+ * keeps the browser's `Host` unless `rewriteHost` (then `Host` is the
+ * upstream's and the browser's is in `X-Forwarded-Host`).
+ */
+export function caddyfile(
+  host: string,
+  port: number,
+  httpPort: number,
+  upstream: string,
+  rewriteHost = false,
+): string {
+  const proxy = rewriteHost
+    ? `reverse_proxy ${upstream} {
+		header_up Host {upstream_hostport}
+	}`
+    : `reverse_proxy ${upstream}`;
   return `{
 	admin off
 	skip_install_trust
@@ -50,17 +65,24 @@ export function caddyfile(host: string, port: number, httpPort: number, upstream
 https://${host}:${port} {
 	bind 127.0.0.1
 	tls internal
-	reverse_proxy ${upstream}
+	${proxy}
 }
 `;
 }
 
-/** Starts Caddy for `host` in front of `upstream` (`127.0.0.1:PORT`); ready once its certificate is. */
-export async function startCaddy(host: string, upstream: string): Promise<Caddy> {
+/**
+ * Starts Caddy for `host` in front of `upstream` (`127.0.0.1:PORT`), ready
+ * once its certificate is; `rewriteHost` as in `caddyfile`.
+ */
+export async function startCaddy(
+  host: string,
+  upstream: string,
+  { rewriteHost = false } = {},
+): Promise<Caddy> {
   const dir = await tempHome();
   const port = freePort();
   const config = `${dir}/Caddyfile`;
-  await Deno.writeTextFile(config, caddyfile(host, port, freePort(), upstream));
+  await Deno.writeTextFile(config, caddyfile(host, port, freePort(), upstream, rewriteHost));
   const child = new Deno.Command(CADDY, {
     args: ["run", "--config", config, "--adapter", "caddyfile"],
     env: {
