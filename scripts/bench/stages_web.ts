@@ -191,7 +191,7 @@ export async function webBudgets(ctx: BenchContext): Promise<Figure[]> {
   const bare = serveBarePage();
   const browser = chromium.browser;
   const runs = ctx.quick ? 3 : 7;
-  const idleMs = ctx.quick ? 5_000 : 20_000;
+  const idleMs = ctx.quick ? 5_000 : 60_000;
   try {
     const cookie = await pairDevice(browser, client, "read");
 
@@ -205,14 +205,16 @@ export async function webBudgets(ctx: BenchContext): Promise<Figure[]> {
     await fleetPage.goto(`${origin}/#/fleet`);
     await fleetPage.locator("ul.fleet > li").first().waitFor({ timeout: 30_000 });
     await sleep(2000);
+    let idleRequests = 0;
+    fleetPage.on("request", () => idleRequests++);
     const idle = await idleShares(svc.process.pid, await pageTaskSeconds(fleetPage), idleMs);
     await fleetPage.context().close();
     ctx.log(
       `web: idle daemon ${(idle.daemon * 100).toFixed(2)} % with the fleet open, ${
         (bareIdle.daemon * 100).toFixed(2)
-      } % without; page ${(idle.page * 100).toFixed(2)} % (bare ${
-        (bareIdle.page * 100).toFixed(2)
-      } %)`,
+      } % without, ${idleRequests} requests from the page; page ${
+        (idle.page * 100).toFixed(2)
+      } % (bare ${(bareIdle.page * 100).toFixed(2)} %)`,
     );
 
     // 3. First meaningful paint, cold: a fresh context per run, the first run counted too.
@@ -355,7 +357,10 @@ export async function webBudgets(ctx: BenchContext): Promise<Figure[]> {
         baselineLabel: "the same daemon, no page of it open",
         target: { on: "svc", op: "<=", value: 1 },
         // /proc/<pid>/stat counts CPU in 10 ms ticks.
-        details: { resolutionPercent: 0.01 / (idleMs / 1000) * 100 },
+        details: {
+          resolutionPercent: 0.01 / (idleMs / 1000) * 100,
+          requestsWhileIdle: idleRequests,
+        },
       }),
       figure({
         id: "web_idle_page_cpu_percent",
