@@ -186,7 +186,8 @@ export async function webBudgets(ctx: BenchContext): Promise<Figure[]> {
     cpuProfDir: ctx.cpuProfDir ?? undefined,
     args: ["--tcp", `127.0.0.1:${port}`],
   });
-  const client = await UnixHttpClient.connect(svc.socket);
+  // A new connection per phase: the daemon closes one left idle through the idle windows.
+  let client = await UnixHttpClient.connect(svc.socket);
   const chromium = await startChromium(ctx);
   const bare = serveBarePage();
   const browser = chromium.browser;
@@ -228,6 +229,8 @@ export async function webBudgets(ctx: BenchContext): Promise<Figure[]> {
 
     // 4. Event → DOM with 50 live sessions: 49 busy ones and the one on screen.
     const project = await projectDir(ctx);
+    client.close();
+    client = await UnixHttpClient.connect(svc.socket);
     const ticks = ctx.quick ? 100 : 300;
     const tickMs = 100;
     const busyLines = Math.ceil((ticks * tickMs + 30_000) / 50);
