@@ -88,7 +88,8 @@ async function allowThrough(t: TestDaemon, page: Page, origin: string, project: 
   await card.getByRole("button", { name: "Allow" }).click();
   const [resolved] = await waitForKind(t, id, "agent.permission.resolved");
   assert.deepEqual([resolved.decision, resolved.by], ["allow", "owner"]);
-  assert.match(JSON.stringify(await waitForKind(t, id, "agent.message")), /allowed/);
+  // The prompt is the first agent.message (role user); the reply is the second.
+  assert.match(JSON.stringify(await waitForKind(t, id, "agent.message", 2)), /allowed/);
   return id;
 }
 

@@ -45,7 +45,8 @@ browserTest(
     await page.keyboard.press("y");
     const resolved = await waitForKind(rig.t, asking, "agent.permission.resolved");
     assert.equal(resolved[0].decision, "allow", JSON.stringify(resolved));
-    assert.match(JSON.stringify(await waitForKind(rig.t, asking, "agent.message")), /allowed/);
+    // The prompt is the first agent.message (role user); the reply is the second.
+    assert.match(JSON.stringify(await waitForKind(rig.t, asking, "agent.message", 2)), /allowed/);
     await card.waitFor({ state: "detached" });
 
     // ?: svc ui's help of this view; Esc closes it.

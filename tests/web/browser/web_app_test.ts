@@ -50,7 +50,7 @@ browserTest(
     await screenshot(page, "approvals");
     await card.getByRole("button", { name: "Allow" }).click();
     await waitForKind(rig.t, allowed, "agent.permission.resolved");
-    const replies = await waitForKind(rig.t, allowed, "agent.message");
+    const replies = await waitForKind(rig.t, allowed, "agent.message", 2); // the prompt, then the reply
     assert.match(JSON.stringify(replies), /allowed/);
 
     const denied = await launchAgent(rig.t, project, {
