@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { SvcClient } from "../../src/client/client.ts";
 import { FocusStore } from "../../src/ui/focus.ts";
 import { UiStore } from "../../src/ui/store.ts";
-import { awayReason, UiSync } from "../../src/ui/sync.ts";
+import { awayReason, type UiClient, UiSync } from "../../src/ui/sync.ts";
 import { restartTestDaemon, startTestDaemon } from "../helpers/daemon.ts";
 import { removeTree, tempHome } from "../helpers/home.ts";
 
@@ -90,6 +90,62 @@ Deno.test("UiSync reads the lists, follows the feed and the focused session, and
     sync.stop();
     await running;
     client.close();
+    await daemon[Symbol.asyncDispose]();
+    await removeTree(home);
+    await removeTree(project);
+  }
+});
+
+Deno.test("UiSync reads again after a read that a notice came during: an approval asked meanwhile shows", async () => {
+  const home = await tempHome();
+  const project = await Deno.realPath(await tempHome());
+  const daemon = await startTestDaemon({ home, configJson: CONFIG });
+  const real = new SvcClient({ socketPath: daemon.socket });
+  /** While set, a read of the approvals is answered by the daemon, then held until it resolves. */
+  let hold: PromiseWithResolvers<void> | null = null;
+  const holding = Promise.withResolvers<void>();
+  let asked = 0;
+  const client: UiClient = {
+    get: (path) => real.get(path),
+    post: async (path, body) => {
+      const answer = await real.post(path, body);
+      const gate = hold;
+      if (gate !== null && (body as { action?: string }).action === "svc.sessions.approvals") {
+        holding.resolve();
+        await gate.promise;
+      }
+      return answer as never;
+    },
+    streamFeed: async function* (options) {
+      for await (const item of real.streamFeed(options)) {
+        if (item.type === "notice" && item.kind === "approval.requested") asked++;
+        yield item;
+      }
+    },
+    streamSessionEvents: (sessionId, options) => real.streamSessionEvents(sessionId, options),
+  };
+  const store = new UiStore();
+  const sync = new UiSync({ client, store, focus: new FocusStore() });
+  const stop = new AbortController();
+  const running = sync.run(stop.signal);
+  const launch = (prompt: string) =>
+    real.post("/sessions", { harness: "agent", projectRoot: project, prompt });
+  try {
+    await until("the first sync", () => store.snapshot().connection === "connected");
+    hold = Promise.withResolvers<void>();
+    await launch("ask Bash first");
+    await holding.promise; // The first approval's read has its answer (one approval) and waits.
+    await launch("ask Bash second");
+    await until("the second approval's notice, during that read", () => asked === 2);
+    const gate = hold;
+    hold = null;
+    gate.resolve();
+    await until("both approvals", () => store.snapshot().approvals.length === 2, 5000);
+  } finally {
+    hold?.resolve();
+    stop.abort();
+    await running;
+    real.close();
     await daemon[Symbol.asyncDispose]();
     await removeTree(home);
     await removeTree(project);
