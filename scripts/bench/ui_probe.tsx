@@ -16,7 +16,7 @@
  *                                             first seen − its requestedAt; each is denied once seen
  */
 import { EventEmitter } from "node:events";
-import { render, Text, useInput } from "ink";
+import { type Instance, render, Text, useInput } from "ink";
 import { useState } from "react";
 import { SvcClient } from "../../src/client/client.ts";
 import { UiActions } from "../../src/ui/actions.ts";
@@ -36,8 +36,10 @@ class Terminal extends EventEmitter {
   constructor(readonly onWrite: (text: string) => void) {
     super();
   }
-  write = (text: string) => {
-    this.onWrite(text);
+  /** An empty write (Ink's flush waits on one) is not a frame: only its callback runs. */
+  write = (text: string, done?: () => void) => {
+    if (text !== "") this.onWrite(text);
+    done?.();
     return true;
   };
 }
@@ -76,10 +78,12 @@ function mount(socket: string, onWrite: (text: string) => void) {
   const running = sync.run(stop.signal);
   const terminal = new Terminal(onWrite);
   const keyboard = new Keyboard();
-  const instance = render(
+  // As src/ui/run.tsx renders it.
+  const instance: Instance = render(
     <App
       {...{ focus, sync }}
       store={new HostsStore([{ name: "local", store }])}
+      flushFrame={() => void instance.waitUntilRenderFlush()}
       actions={new UiActions(client)}
       stalledAfterMs={120_000}
       cwd={Deno.cwd()}

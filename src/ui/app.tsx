@@ -82,6 +82,11 @@ export interface AppProps {
   tickMs?: number;
   /** How wide a grapheme is (string-width; tests count what the session view measures). */
   measure?: Measure;
+  /**
+   * Writes the pending frame now, past the renderer's frame throttle (the
+   * runner: Ink's `waitUntilRenderFlush`); called for what the user acts on.
+   */
+  flushFrame?: () => void;
 }
 
 export function App(props: AppProps) {
@@ -118,6 +123,10 @@ function Screen(props: AppProps) {
   /** How far a request longer than its room has been read (`v`). */
   const [requestRead, setRequestRead] = useState<RequestReading>(null);
   const { message, setMessage, dismiss } = useNotice(store, snapshot);
+  // An approval, a session that needs the user or ended, and a key's answer are not held for
+  // Ink's next frame slot (maxFps): at 30 a second that added up to 33 ms (issue 38 items 2, 7).
+  const flushFrame = props.flushFrame ?? (() => {});
+  useEffect(() => store.subscribeUrgent(flushFrame), [store]);
   const [form, setForm] = useState<FormState>(() => emptyForm(props.cwd));
   const [launching, setLaunching] = useState(false);
   const [reading, setReading] = useState<
@@ -429,9 +438,20 @@ function Screen(props: AppProps) {
 
   // Keys are handled one at a time, each after the render of the one before: a mode a key
   // enters (the input line, the filter) is in force for the very next key, even when the
-  // terminal delivered both in one read.
+  // terminal delivered both in one read. A key with nothing before it to render is handled at
+  // once, so its answer is one render, not two (issue 38 item 2).
   const keys = useRef<Array<{ text: string; key: Key }>>([]);
+  /** A render that keys wait for (the one after a handled key) has not run yet. */
+  const keyRendering = useRef(false);
   const [keyTick, setKeyTick] = useState(0);
+  const handleNextKey = () => {
+    const next = keys.current.shift();
+    if (next === undefined) return;
+    keyRendering.current = true;
+    handleKey(next.text, next.key);
+    setKeyTick((tick) => tick + 1);
+    flushFrame();
+  };
   useInput((text, key) => {
     const special = key.upArrow || key.downArrow || key.leftArrow || key.rightArrow ||
       key.pageUp || key.pageDown || key.return || key.escape || key.tab || key.ctrl ||
@@ -439,13 +459,17 @@ function Screen(props: AppProps) {
     const chars = [...text];
     if (special || chars.length <= 1) keys.current.push({ text, key });
     else for (const char of chars) keys.current.push(splitKey(char, key));
+    // A store change not rendered yet (React renders it in a microtask, so only one made in the
+    // key's own task) is rendered first: the key waits for that render, as keys after it do.
+    const rendered = store.snapshot() === snapshot && focus.snapshot() === focused;
+    if (keyRendering.current) return;
+    if (rendered) return handleNextKey();
+    keyRendering.current = true;
     setKeyTick((tick) => tick + 1);
   });
   useEffect(() => {
-    const next = keys.current.shift();
-    if (next === undefined) return;
-    handleKey(next.text, next.key);
-    if (keys.current.length > 0) setKeyTick((tick) => tick + 1);
+    keyRendering.current = false;
+    handleNextKey();
   }, [keyTick]);
 
   const handleKey = (text: string, key: Key) => {

@@ -4,7 +4,7 @@
  * and a crash (alternate screen left, cursor shown, raw mode off, title
  * restored). Loaded only by the `ui` command, so nothing else pays for Ink.
  */
-import { render } from "ink";
+import { type Instance, render } from "ink";
 import type { SvcClient } from "../client/client.ts";
 import { UiActions } from "./actions.ts";
 import { App } from "./app.tsx";
@@ -69,9 +69,10 @@ export async function runUi(options: UiOptions): Promise<number> {
   );
   const stop = new AbortController();
   write(PUSH_TITLE);
-  const instance = render(
+  const instance: Instance = render(
     <App
       {...{ store, focus, sync, actions }}
+      flushFrame={() => void instance.waitUntilRenderFlush()}
       stalledAfterMs={options.stalledAfterMs}
       cwd={options.cwd}
       color={options.color}

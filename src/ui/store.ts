@@ -46,6 +46,7 @@ const RESTARTED = "The daemon restarted: everything was read again";
 export class UiStore {
   #snapshot: Snapshot = EMPTY_SNAPSHOT;
   readonly #listeners = new Set<() => void>();
+  readonly #urgentListeners = new Set<() => void>();
   #lastNotified = -Infinity;
   /** Aborts the wait of a publication that is held back. */
   #pendingNotify: AbortController | null = null;
@@ -78,6 +79,16 @@ export class UiStore {
   readonly subscribe = (listener: () => void): () => void => {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  };
+
+  /**
+   * Calls `listener` after the `subscribe` listeners of each change published
+   * at once (what the user acts on), so a face can put it on screen without
+   * its own frame throttle (issue 38 item 7); returns the unsubscribe.
+   */
+  readonly subscribeUrgent = (listener: () => void): () => void => {
+    this.#urgentListeners.add(listener);
+    return () => this.#urgentListeners.delete(listener);
   };
 
   /** Approvals that arrived since the last call (for the bell). */
@@ -204,7 +215,11 @@ export class UiStore {
   /** Replaces the snapshot; views hear of it at once (`now`) or within the interval. */
   #set(snapshot: Snapshot, options: { now?: boolean } = {}): void {
     this.#snapshot = snapshot;
-    if (options.now) return this.#notify();
+    if (options.now) {
+      this.#notify();
+      for (const listener of this.#urgentListeners) listener();
+      return;
+    }
     if (this.#pendingNotify !== null) return;
     // At most one interval, even when the wall clock stepped back.
     const wait = Math.min(

@@ -149,6 +149,25 @@ Deno.test("svc ui rings the bell once per new approval", async () => {
   app.unmount();
 });
 
+Deno.test("svc ui flushes the frame of a key and of what the user acts on, not of progress (issue 38 items 2, 7)", async () => {
+  const app = renderApp(fleetLists());
+  await settle();
+  let flushes = app.terminal.flushes;
+  await app.press("j");
+  assert.equal(app.terminal.flushes, flushes + 1, "a key");
+  await app.press("jjk"); // Three keys in one write: each after the render of the one before.
+  assert.equal(app.terminal.flushes, flushes + 4);
+  flushes = app.terminal.flushes;
+  app.store.progress("ses_01WORKING0000000000000000", NOW);
+  app.store.cost(2);
+  await settle();
+  assert.equal(app.terminal.flushes, flushes, "progress and cost wait for their frame");
+  app.store.approvals([]);
+  await settle();
+  assert.equal(app.terminal.flushes, flushes + 1, "an approval answered elsewhere");
+  app.unmount();
+});
+
 Deno.test("svc ui session view: conversation, input, interrupt, close, kill with confirmation", async () => {
   const app = renderApp(fleetLists());
   await app.press(KEY.enter);

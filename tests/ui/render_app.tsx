@@ -42,7 +42,7 @@ export function renderApp(
   const focus = new FocusStore();
   const calls: Call[] = [];
   const focused: string[] = [];
-  const terminal = { titles: [] as string[], bells: 0 };
+  const terminal = { titles: [] as string[], bells: 0, flushes: 0 };
   const client = {
     get: <T,>(path: string) => {
       const call = { path, body: {}, method: "GET" as const };
@@ -80,6 +80,7 @@ export function renderApp(
       now={() => NOW}
       tickMs={0}
       measure={options.measure}
+      flushFrame={() => terminal.flushes++}
     />,
   );
   /** Types `keys` (each string is one write) and lets the app settle. */

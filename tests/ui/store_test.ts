@@ -87,6 +87,22 @@ Deno.test("UiStore publishes attention and ended states at once, routine updates
   });
 });
 
+Deno.test("UiStore.subscribeUrgent() hears what is published at once, after the views, and nothing held back", async () => {
+  const { clock, store } = throttledStore();
+  const heard: string[] = [];
+  store.subscribe(() => heard.push("views"));
+  const unsubscribe = store.subscribeUrgent(() => heard.push("urgent"));
+  store.progress("ses_01WORKING0000000000000000", NOW);
+  store.cost(1.5);
+  await clock.advance(250);
+  assert.deepEqual(heard, ["views"], "a throttled publication is not urgent");
+  store.approvals([]);
+  assert.deepEqual(heard, ["views", "views", "urgent"], "the views have the snapshot first");
+  unsubscribe();
+  store.disconnected("No daemon answers");
+  assert.deepEqual(heard, ["views", "views", "urgent", "views"]);
+});
+
 Deno.test("UiStore.inboxRead() marks one result read at once (issue 38 item 12)", () => {
   const store = new UiStore({ notifyIntervalMs: 60_000 });
   store.synced(fleetLists());
