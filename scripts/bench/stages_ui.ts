@@ -38,9 +38,18 @@ async function probe<T>(
   args: string[],
   watch?: (pid: number) => Promise<void>,
 ): Promise<T> {
+  // With `--cpu-prof`, the probe (the App's process) is profiled as the daemons are.
+  const profile = ctx.cpuProfDir
+    ? [
+      "--cpu-prof",
+      `--cpu-prof-dir=${ctx.cpuProfDir}`,
+      `--cpu-prof-name=ui-probe-${args[0]}-${Date.now()}.cpuprofile`,
+    ]
+    : [];
   const process = ctx.registry.spawn("ui probe", Deno.execPath(), [
     "run",
     "--allow-all",
+    ...profile,
     PROBE,
     ...args,
     // As `svc ui` runs React: its production build (src/cli/ui.ts).
