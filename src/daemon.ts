@@ -518,7 +518,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         approvalRules,
         approvalLog: approvalRulesStore,
         worktrees,
-        inbox: new Inbox(runsStore, clock),
+        inbox: new Inbox(runsStore, clock, {
+          onRead: (read) => feed.publish("inbox.read", { ...read }),
+        }),
         storeLost: () => store.state() === "lost",
         changed: ({ action, routineIds }) =>
           feed.publish("automations.changed", { action, routineIds }),

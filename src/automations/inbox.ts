@@ -18,14 +18,24 @@ export interface InboxEntry {
   headline: string | null;
 }
 
+/** A result newly marked read: the feed's `inbox.read` notice (D19). */
+export interface InboxRead {
+  runId: string;
+  routineId: string;
+  readAt: string;
+}
+
 /** The delivered run results (D21): listed newest first, read, marked read. */
 export class Inbox {
   readonly #runs: RunsStore;
   readonly #clock: Clock;
+  readonly #onRead: (read: InboxRead) => void;
 
-  constructor(runs: RunsStore, clock: Clock) {
+  /** `onRead` hears each result newly marked read (so every open UI can show it read). */
+  constructor(runs: RunsStore, clock: Clock, options: { onRead?: (read: InboxRead) => void } = {}) {
     this.#runs = runs;
     this.#clock = clock;
+    this.#onRead = options.onRead ?? (() => {});
   }
 
   list(options: { unread: boolean; limit: number }): InboxEntry[] {
@@ -71,9 +81,9 @@ export class Inbox {
       );
     });
     if (markRead && delivery.readAt === null) {
-      this.#runs.update(runId, {
-        delivery: { ...delivery, readAt: isoTime(this.#clock.now()) },
-      });
+      const readAt = isoTime(this.#clock.now());
+      this.#runs.update(runId, { delivery: { ...delivery, readAt } });
+      this.#onRead({ runId, routineId: run.routineId, readAt });
     }
     return { run: runRecord(this.#runs.get(runId)!), markdown };
   }

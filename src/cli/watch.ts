@@ -127,6 +127,8 @@ export function describeNotice(kind: string, data: Record<string, unknown>): str
       }`;
     case "automations.changed":
       return `${kind} ${id("action")}`;
+    case "inbox.read":
+      return `${kind} ${id("runId")} ${parts(labelled("routine", "routineId"))}`;
     case "run.started":
     case "run.ended":
       return `${kind} ${id("runId")} ${

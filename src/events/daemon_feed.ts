@@ -1,6 +1,6 @@
 /**
  * The daemon-wide feed of `GET /stream` (D19): small notices of what changed
- * (sessions, approvals, automations, runs, lands: D34), each a few ids, without replay —
+ * (sessions, approvals, automations, runs, read results, lands: D34), each a few ids, without replay —
  * clients resync with the list routes when they connect. Each subscriber has
  * a bounded queue: one that stops reading and falls `MAX_QUEUED` notices
  * behind gets `event: overflow` and is closed, so it reconnects and resyncs,
@@ -20,6 +20,7 @@ export type FeedKind =
   | "automations.changed"
   | "run.started"
   | "run.ended"
+  | "inbox.read"
   | LandEventKind;
 
 /** Notices a subscriber may fall behind before it is closed. */

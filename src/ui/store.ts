@@ -183,10 +183,14 @@ export class UiStore {
   }
 
   /**
-   * An inbox result the user marked read (`m`): the daemon's feed does not
-   * announce a read mark, so the row and the tab's count change here.
+   * An inbox result marked read: by this UI's `m` at once, by any UI through
+   * the feed's `inbox.read`; the row and the tab's count change here.
    */
   inboxRead(runId: string, readAt: string): void {
+    const unread = this.#snapshot.inbox.some((entry) =>
+      entry.runId === runId && entry.readAt === null
+    );
+    if (!unread) return; // Already read: the notice of this UI's own `m`, or an unlisted result.
     const inbox = this.#snapshot.inbox.map((entry) =>
       entry.runId === runId && entry.readAt === null ? { ...entry, readAt } : entry
     );

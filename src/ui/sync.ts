@@ -192,6 +192,11 @@ export class UiSync {
       case "run.started":
       case "run.ended":
         this.#once("automations", () => this.#readAutomations());
+        return;
+      case "inbox.read": // Marked read here or in another UI (issue 38 item 12).
+        if (typeof data.runId === "string" && typeof data.readAt === "string") {
+          this.#store.inboxRead(data.runId, data.readAt);
+        }
     }
   }
 

@@ -170,6 +170,11 @@ Deno.test("describeNotice() puts each kind's ids first, then what changed", () =
       { runId: "run_1", routineId: "nightly", sessionId: null, status: "failed" },
       "run.ended run_1 routine nightly · failed",
     ],
+    [
+      "inbox.read",
+      { runId: "run_1", routineId: "nightly", readAt: "2026-11-28T12:00:00.000Z" },
+      "inbox.read run_1 routine nightly",
+    ],
     ["future.kind", { a: 1 }, 'future.kind {"a":1}'],
     [
       "approval.requested",

@@ -13,6 +13,7 @@ import {
 } from "../helpers/daemon.ts";
 import { removeTree, tempHome } from "../helpers/home.ts";
 import { routineDefinition } from "../helpers/routine.ts";
+import { openSse } from "../helpers/sse.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = Record<string, any>;
@@ -111,8 +112,21 @@ Deno.test("every run writes one Markdown result to the inbox, atomically, 0600 (
     const shown = (await act(t, "svc.automations.result", { runId: ok.id })).result;
     assert.equal(shown.markdown, text);
     assert.equal(shown.run.delivery.readAt, null); // show does not mark it read
+    // Marking read tells every open UI (the feed's inbox.read, issue 38 item 12), once.
+    const feed = await openSse(t.socket, "/stream");
     const read = (await act(t, "svc.automations.result", { runId: ok.id, markRead: true })).result;
     assert.equal(typeof read.run.delivery.readAt, "string");
+    await act(t, "svc.automations.result", { runId: ok.id, markRead: true });
+    const notice = await feed.next();
+    assert.equal(notice?.event, "inbox.read");
+    assert.deepEqual(JSON.parse(notice!.data), {
+      runId: ok.id,
+      routineId: ok.routineId,
+      readAt: read.run.delivery.readAt,
+    });
+    await act(t, "svc.automations.create", { definition: routine("marker", "hi", project) });
+    assert.equal((await feed.next())?.event, "automations.changed", "no second inbox.read");
+    await feed.close();
     const unread = (await act(t, "svc.automations.inbox", { unread: true })).result.results;
     assert.deepEqual(unread.map((entry: Json) => entry.runId), [missing.id, bad.id]);
     assert.equal((await act(t, "svc.automations.inbox", {})).result.results.length, 3);

@@ -114,6 +114,12 @@ Deno.test("UiStore.inboxRead() marks one result read at once (issue 38 item 12)"
     store.snapshot().inbox.map((entry) => entry.readAt !== null),
     [true, true],
   );
+  const snapshot = store.snapshot();
+  // The feed's `inbox.read` of the same mark (this UI's own `m`), and of a result not listed.
+  store.inboxRead("run_01UNREAD000000000000000000", "2026-11-27T12:00:01.000Z");
+  store.inboxRead("run_01NOTLISTED0000000000000000", "2026-11-27T12:00:01.000Z");
+  assert.equal(heard, 1, "nothing changed, nothing published");
+  assert.equal(store.snapshot(), snapshot);
 });
 
 Deno.test("UiStore restores who needs you at its first sync, only then (issue 38 item 12)", () => {

@@ -9,8 +9,9 @@ import { SvcClient } from "../../src/client/client.ts";
 import { FocusStore } from "../../src/ui/focus.ts";
 import { UiStore } from "../../src/ui/store.ts";
 import { awayReason, type UiClient, UiSync } from "../../src/ui/sync.ts";
-import { restartTestDaemon, startTestDaemon } from "../helpers/daemon.ts";
+import { fixtureHarnesses, restartTestDaemon, startTestDaemon } from "../helpers/daemon.ts";
 import { removeTree, tempHome } from "../helpers/home.ts";
+import { routineDefinition } from "../helpers/routine.ts";
 
 const agentScript = new URL("../fixtures/stream_json_agent.ts", import.meta.url).pathname;
 const CONFIG = {
@@ -146,6 +147,51 @@ Deno.test("UiSync reads again after a read that a notice came during: an approva
     stop.abort();
     await running;
     real.close();
+    await daemon[Symbol.asyncDispose]();
+    await removeTree(home);
+    await removeTree(project);
+  }
+});
+
+Deno.test("UiSync shows a result read in another UI as read: the feed's inbox.read (issue 38 item 12)", async () => {
+  const home = await tempHome();
+  const project = await Deno.realPath(await tempHome());
+  const daemon = await startTestDaemon({
+    home,
+    configJson: { harnesses: fixtureHarnesses() },
+    scheduler: false,
+  });
+  const client = new SvcClient({ socketPath: daemon.socket });
+  const act = async (action: string, fields: Record<string, unknown>) =>
+    (await client.post<{ result: Record<string, string> }>("/actions", { action, ...fields }))
+      .body.result;
+  const store = new UiStore();
+  const sync = new UiSync({ client, store, focus: new FocusStore() });
+  const stop = new AbortController();
+  const running = sync.run(stop.signal);
+  try {
+    const definition = routineDefinition("nightly", {
+      prompt: "out done; exit 0",
+      cwd: project,
+      outputTarget: { kind: "inbox" },
+    });
+    await act("svc.automations.create", { definition });
+    const { runId } = await act("svc.automations.run", { id: "nightly" });
+    const listed = await until(
+      "the delivered result, unread",
+      () => store.snapshot().inbox.find((entry) => entry.runId === runId),
+    );
+    assert.equal(listed.readAt, null);
+    // Another UI (here the API itself) marks it read; this one's row follows.
+    await act("svc.automations.result", { runId, markRead: true });
+    await until(
+      "the row marked read",
+      () => store.snapshot().inbox.find((entry) => entry.runId === runId)?.readAt,
+    );
+  } finally {
+    stop.abort();
+    await running;
+    client.close();
     await daemon[Symbol.asyncDispose]();
     await removeTree(home);
     await removeTree(project);
