@@ -122,6 +122,23 @@ Deno.test("Conversation interrupts a silent turn, then kills an agent that ignor
   assert.equal(turn.reason, "timeout");
 });
 
+Deno.test("Conversation's turn timeout counts silence: lines move its one timer, a clock step times nothing out", async () => {
+  const h = harness({ handshake: false });
+  h.conversation.start();
+  for (let i = 0; i < 50; i++) {
+    await h.clock.advance(TIMEOUTS.turnMs / 2);
+    h.emit({ type: "message", text: `progress ${i}` });
+  }
+  assert.equal(h.clock.pending, 1, "one timer for the turn");
+  assert.ok(!h.written.includes("cancel"));
+  // The wall clock steps an hour ahead just after a line: the silence is not an hour.
+  h.clock.set(h.clock.now() + 3_600_000);
+  await h.clock.advance(TIMEOUTS.turnMs / 2);
+  assert.ok(!h.written.includes("cancel"), "a step is not silence");
+  await h.clock.advance(TIMEOUTS.turnMs);
+  assert.equal(h.written.at(-1), "cancel", "a whole turnMs of silence after it is");
+});
+
 Deno.test("Conversation closes input when idle and kills an agent that does not exit", async () => {
   const h = harness({ handshake: false, oneShot: true });
   h.conversation.start();
