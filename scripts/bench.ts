@@ -52,7 +52,7 @@ Stages: ${Object.keys(STAGES).join(", ")}
   --quick         smaller sizes: a smoke run of about a minute
   --only          run only these stages
   --runs N        repeat the whole run N times (1-5); report each figure's median and its spread
-  --cpu-prof DIR  run each daemon under --cpu-prof, profiles in DIR
+  --cpu-prof DIR  run each daemon and the ui probe under --cpu-prof, profiles in DIR
   --out FILE      results JSON (default bench/results.json)`;
 
 /** The first of `candidates` that is a file, or null. */
