@@ -64,7 +64,12 @@ export interface AppProps {
   /** Every host's store as one (one host: its own, D32). */
   store: Pick<
     HostsStore,
-    "snapshot" | "subscribe" | "takeNewApprovals" | "dismissBanner" | "inboxRead"
+    | "snapshot"
+    | "subscribe"
+    | "subscribeUrgent"
+    | "takeNewApprovals"
+    | "dismissBanner"
+    | "inboxRead"
   >;
   focus: FocusStore;
   sync: Pick<UiSync, "focus">;

@@ -28,6 +28,7 @@ export interface UiHost {
 export class HostsStore {
   readonly #hosts: readonly Pick<UiHost, "name" | "store">[];
   readonly #listeners = new Set<() => void>();
+  readonly #urgentListeners = new Set<() => void>();
   /** The hosts' snapshots the merge was made of (a change to any makes a new merge). */
   #parts: readonly Snapshot[] = [];
   #merged: HostsSnapshot | null = null;
@@ -38,6 +39,9 @@ export class HostsStore {
     for (const host of hosts) {
       host.store.subscribe(() => {
         for (const listener of this.#listeners) listener();
+      });
+      host.store.subscribeUrgent(() => {
+        for (const listener of this.#urgentListeners) listener();
       });
     }
   }
@@ -58,6 +62,12 @@ export class HostsStore {
   readonly subscribe = (listener: () => void): () => void => {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  };
+
+  /** Calls `listener` after a host's change that must reach the screen at once (store.ts). */
+  readonly subscribeUrgent = (listener: () => void): () => void => {
+    this.#urgentListeners.add(listener);
+    return () => this.#urgentListeners.delete(listener);
   };
 
   /** Approvals that arrived on any host since the last call (for the bell). */

@@ -223,3 +223,16 @@ Deno.test("hostsActions() sends each action to the host its id names, with the d
   assert.equal(calls.at(-1)?.host, "box");
   assert.equal((calls.at(-1)?.body as { harness: string }).harness, "claude");
 });
+
+Deno.test("HostsStore.subscribeUrgent() hears each host's urgent publications, after the views (issue 38 item 7, D32)", () => {
+  const { local, box, store } = hostStores();
+  const heard: string[] = [];
+  store.subscribe(() => heard.push("views"));
+  const unsubscribe = store.subscribeUrgent(() => heard.push("urgent"));
+  box.approvals([]);
+  local.approvals([]);
+  assert.deepEqual(heard, ["views", "urgent", "views", "urgent"]);
+  unsubscribe();
+  box.approvals([]);
+  assert.deepEqual(heard, ["views", "urgent", "views", "urgent", "views"]);
+});
