@@ -69,6 +69,10 @@ Needs a terminal; for a line per change that scripts can read, use svc watch.`,
           client: connection.client,
           // Each host's unseen sessions in a file of its own, in this machine's home.
           seenFile: join(paths.root, seenFileName(connection.context)),
+          // Another host's daemon is not started from here: say how to look at it.
+          awayAdvice: connection.context === LOCAL_CONTEXT
+            ? undefined
+            : `Check it with: svc --context ${connection.context} health`,
         })),
         color: !values["no-color"] && io.env("NO_COLOR") === undefined,
         stalledAfterMs: config.ui.stalledAfterSeconds * 1000,

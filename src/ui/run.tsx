@@ -28,6 +28,8 @@ export interface UiHostOptions {
   client: SvcClient;
   /** Where the sessions that still need the user are kept between runs (seen_state.ts). */
   seenFile: string;
+  /** The banner's advice while its daemon is away (default: start one with svc serve). */
+  awayAdvice?: string;
 }
 
 /** Options of `runUi`. */
@@ -59,7 +61,7 @@ export async function runUi(options: UiOptions): Promise<number> {
     hosts.push({
       name: host.name,
       store,
-      sync: new UiSync({ client: host.client, store, focus: sink }),
+      sync: new UiSync({ client: host.client, store, focus: sink, awayAdvice: host.awayAdvice }),
     });
   }
   const store = new HostsStore(hosts);

@@ -59,6 +59,7 @@ export class UiSync {
    * answered before the change the notice announced).
    */
   readonly #reading = new Map<string, { again: boolean }>();
+  readonly #awayAdvice: string;
   #focusAbort: AbortController | null = null;
   #focusedId: string | null = null;
   /** The last seq of the focused session's stream once it ended (the session did); else null. */
@@ -69,7 +70,17 @@ export class UiSync {
     if (response.ok) this.#store.landQueue(response.body.items);
   });
 
-  constructor(options: { client: UiClient; store: UiStore; focus: FocusSink; now?: () => Date }) {
+  constructor(
+    options: {
+      client: UiClient;
+      store: UiStore;
+      focus: FocusSink;
+      now?: () => Date;
+      /** The banner's advice while the daemon is away (another host's: how to check it, D32). */
+      awayAdvice?: string;
+    },
+  ) {
+    this.#awayAdvice = options.awayAdvice ?? LOCAL_ADVICE;
     this.#client = options.client;
     this.#store = options.store;
     this.#focus = options.focus;
@@ -87,7 +98,7 @@ export class UiSync {
         }
       } catch (error) {
         if (signal.aborted) return;
-        this.#store.disconnected(awayReason(error));
+        this.#store.disconnected(awayReason(error, this.#awayAdvice));
       }
       await sleep(delay, signal);
       delay = Math.min(RETRY_MS.max, delay * 2);
@@ -326,10 +337,13 @@ function enabledHarnesses(records: readonly CapabilityRecord[]): HarnessChoice[]
  * The banner while no daemon answers: the advice first, the error after it,
  * so a cut at 80 columns loses only the error (issue 38 item 12).
  */
-export function awayReason(error: unknown): string {
+export function awayReason(error: unknown, advice = LOCAL_ADVICE): string {
   const message = error instanceof Error ? error.message : String(error);
-  return `No daemon answers; retrying. Start one with: svc serve (${message})`;
+  return `No daemon answers; retrying. ${advice} (${message})`;
 }
+
+/** What to do when this machine's daemon is away. */
+export const LOCAL_ADVICE = "Start one with: svc serve";
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {

@@ -224,4 +224,10 @@ Deno.test("awayReason() puts the advice within 80 columns, the error after it (i
   );
   assert.match(banner.slice(0, 80), /Start one with: svc serve/);
   assert.match(banner, /os error 2/);
+  const remote = awayReason(
+    new Error("ssh: connection refused"),
+    "Check it with: svc --context box health",
+  );
+  assert.match(remote.slice(0, 80), /Check it with: svc --context box health/);
+  assert.doesNotMatch(remote, /svc serve/, "another host's daemon is not started from here");
 });
