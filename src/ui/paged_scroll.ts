@@ -5,6 +5,13 @@
  */
 import type { Command } from "./keymap.ts";
 
+/** What a pager shows: a heading, the lines (terminal-safe), and the first line on screen. */
+export interface Paged {
+  title: string;
+  lines: readonly string[];
+  scroll: number;
+}
+
 /** The first line shown after `command`, or null when `command` does not scroll. */
 export function pagedScroll(
   scroll: number,

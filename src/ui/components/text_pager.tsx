@@ -2,12 +2,9 @@
 import { Box, Text } from "ink";
 import { useTint } from "./theme.ts";
 
-/** What a pager shows: a heading, the lines (terminal-safe), and the first line on screen. */
-export interface Paged {
-  title: string;
-  lines: readonly string[];
-  scroll: number;
-}
+import type { Paged } from "../paged_scroll.ts";
+
+export type { Paged };
 
 export function TextPager(
   props: { paged: Paged; height: number; tone?: (line: string) => string | undefined },

@@ -1,9 +1,10 @@
 /**
  * What the screen says for a while: the footer's message (an action's
- * outcome, a refusal) and the banner of a restarted daemon. Each goes at the
- * next key or after `NOTICE_MS` (issue 38 item 12: they never cleared).
+ * outcome, a refusal, held by the view state) and the banner of a restarted
+ * daemon. Each goes at the next key (`ViewState.key`) or after `NOTICE_MS`
+ * (issue 38 item 12: they never cleared).
  */
-import { useEffect, useState } from "react";
+import { useEffect } from "react";
 import type { Outcome } from "../actions.ts";
 import type { Snapshot } from "../model.ts";
 import type { UiStore } from "../store.ts";
@@ -11,18 +12,16 @@ import type { UiStore } from "../store.ts";
 /** How long a footer message or a restart banner stays when no key is pressed. */
 export const NOTICE_MS = 8_000;
 
-/**
- * The footer's message and its setter, and `dismiss`, which a key calls:
- * it clears the message and the restart banner.
- */
+/** Clears `message` (through `clear`) and the restart banner after `NOTICE_MS`. */
 export function useNotice(
   store: Pick<UiStore, "dismissBanner">,
   banner: Pick<Snapshot, "banner" | "connection">,
-): { message: Outcome | null; setMessage: (message: Outcome | null) => void; dismiss(): void } {
-  const [message, setMessage] = useState<Outcome | null>(null);
+  message: Outcome | null,
+  clear: () => void,
+): void {
   useEffect(() => {
     if (message === null) return;
-    const timer = setTimeout(() => setMessage(null), NOTICE_MS);
+    const timer = setTimeout(clear, NOTICE_MS);
     return () => clearTimeout(timer);
   }, [message]);
   useEffect(() => {
@@ -30,12 +29,4 @@ export function useNotice(
     const timer = setTimeout(() => store.dismissBanner(), NOTICE_MS);
     return () => clearTimeout(timer);
   }, [banner.banner, banner.connection]);
-  return {
-    message,
-    setMessage,
-    dismiss() {
-      setMessage(null);
-      store.dismissBanner();
-    },
-  };
 }
