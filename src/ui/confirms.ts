@@ -3,7 +3,7 @@
  * and what each answer does. Face-free: a face shows `lines` and hands the
  * chosen key back; `run` does the act through the actions module.
  */
-import { alwaysChoices, type RuleScope } from "../policy/approval_rules.ts";
+import { alwaysChoices, type RuleScope } from "../policy/rule_proposal.ts";
 import type { Actions, Outcome } from "./actions.ts";
 import { keyValues } from "../cli/key_values.ts";
 import { safeLine } from "./format.ts";

@@ -14,7 +14,7 @@ export function runViewCommand(state: ViewState, command: Command): void {
   const frame = state.frame();
   const { actions, store, focus } = state.options;
   const snapshot = store.snapshot();
-  const { session, request, lists, selected } = frame;
+  const { session, request } = frame;
   const fail = (message: string) => state.say({ ok: false, message });
   if (frame.help && isMoveKey(command)) {
     return state.set({
@@ -116,12 +116,12 @@ export function runViewCommand(state: ViewState, command: Command): void {
       });
       return;
     case "run-routine": {
-      const routine = lists.routines[selected.routines];
+      const routine = state.routineHere();
       if (routine) state.report(actions.runRoutine(routine.id));
       return;
     }
     case "pause-routine": {
-      const routine = lists.routines[selected.routines];
+      const routine = state.routineHere();
       if (!routine) return;
       void actions.routine(routine.id).then((got) =>
         got.ok

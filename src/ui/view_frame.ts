@@ -111,6 +111,8 @@ export interface FrameSources {
   readonly stalledAfterMs: number;
   /** The conversation's wrapper (svc ui's); without one no request panel is laid out. */
   readonly transcript: TranscriptWindow | null;
+  /** Rows a page key moves a list by; null: the body's rows less the list's frame. */
+  readonly listPage: number | null;
 }
 
 /**
@@ -210,6 +212,8 @@ export function viewFrame(
     conversation,
     pageLines: state.view === "session" && !state.diff
       ? conversation.height
+      : isListView(state.view) && sources.listPage !== null
+      ? sources.listPage
       : Math.max(1, bodyHeight - 4),
     help: state.help === null
       ? null

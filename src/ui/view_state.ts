@@ -15,7 +15,14 @@ import type { FocusSnapshot, FocusStore } from "./focus.ts";
 import { edit } from "./key_input.ts";
 import { type Command, commandFor, type View, VIEWS } from "./keymap.ts";
 import { cancellable, type LandRow, NOT_CANCELLABLE } from "./land_queue_view.ts";
-import { type InboxEntry, nextAttention, pendingSession, type SessionRecord } from "./model.ts";
+import {
+  type InboxEntry,
+  nextAttention,
+  type PendingApproval,
+  pendingSession,
+  type RoutineOverview,
+  type SessionRecord,
+} from "./model.ts";
 import { emptyForm, formKey, type FormState, launchOf } from "./new_session_form.ts";
 import { type Paged, pagedScroll } from "./paged_scroll.ts";
 import type { RequestReading } from "./request_panel.ts";
@@ -99,6 +106,8 @@ export interface ViewStateOptions {
   transcript?: TranscriptWindow;
   /** The fleet shows ended sessions from the start (the web's fleet does). */
   showEnded?: boolean;
+  /** Rows a page key moves a list by (default: the terminal's rows, less the list's frame). */
+  listPage?: number;
 }
 
 /** The fields of a key a text field reads (Ink's key has them; a test passes them). */
@@ -171,6 +180,7 @@ export class ViewState {
       size: this.#size,
       stalledAfterMs: this.options.stalledAfterMs,
       transcript: this.options.transcript ?? null,
+      listPage: this.options.listPage ?? null,
     }, this.#lister);
     return this.#frame;
   }
@@ -219,15 +229,33 @@ export class ViewState {
     this.set({ message });
   }
 
-  /** The session that needs the user after the focused one, or why there is none. */
-  nextAttention(): { sessionId: string } | { message: Outcome } {
-    const next = nextAttention(this.frame().lists.attention, this.focused().sessionId);
+  /** The session that needs the user after `current` (the focused one), or why there is none. */
+  nextAttention(
+    current: string | null = this.focused().sessionId,
+  ): { sessionId: string } | { message: Outcome } {
+    const next = nextAttention(this.frame().lists.attention, current);
     return next === null
       ? { message: { ok: true, message: "Nothing needs you" } }
       : { sessionId: next };
   }
 
-  /** The inbox result `m` marks read: the one being read, else the selected one. */
+  /**
+   * The request `y`/`n`/`a` answer: in the session view the session's own
+   * (`sessionId`, the focused one), elsewhere the selected one.
+   */
+  approvalHere(sessionId: string | null = this.focused().sessionId): PendingApproval | null {
+    const { lists, selected } = this.frame();
+    if (this.#state.view !== "session") return lists.approvals[selected.approvals] ?? null;
+    return lists.approvals.find((waiting) => waiting.sessionId === sessionId) ?? null;
+  }
+
+  /** The selected routine, or null. */
+  routineHere(): RoutineOverview | null {
+    const { lists, selected } = this.frame();
+    return lists.routines[selected.routines] ?? null;
+  }
+
+  /** The inbox result `m` marks read: the one being read (`readingRunId`), else the selected one. */
   inboxEntryHere(readingRunId: string | null = this.#state.reading?.runId ?? null) {
     const { lists, selected } = this.frame();
     const entry: InboxEntry | undefined = readingRunId === null
@@ -338,9 +366,9 @@ export class ViewState {
     this.set({ confirm: landCancelConfirm(target.row, this.options.actions) });
   }
 
-  /** Marks the inbox result here read; the list shows it at once. */
-  markRead(): void {
-    const entry = this.inboxEntryHere();
+  /** Marks the inbox result here (or `readingRunId`'s) read; the list shows it at once. */
+  markRead(readingRunId?: string | null): void {
+    const entry = this.inboxEntryHere(readingRunId);
     if (!entry) return;
     this.report(
       this.options.actions.markRead(entry.runId).then((outcome) => {

@@ -357,3 +357,41 @@ Deno.test("view state: a key clears the footer's message; subscribers hear each 
   assert.ok(heard >= 3);
   stop();
 });
+
+Deno.test("view state as the web drives it: its page rows, its fleet, the request and result its page names", async () => {
+  const store = new UiStore({ notifyIntervalMs: 0 });
+  store.synced(fleetLists());
+  const calls: Call[] = [];
+  const client = {
+    get: <T>(path: string) => {
+      calls.push({ path, body: {}, method: "GET" });
+      return Promise.resolve({ status: 200, ok: true, body: {} as T });
+    },
+    post: <T>(path: string, body: unknown) => {
+      calls.push({ path, body: body as Record<string, unknown> });
+      return Promise.resolve({ status: 200, ok: true, body: {} as T });
+    },
+  };
+  const state = new ViewState({
+    store,
+    focus: new FocusStore(),
+    sync: { focus: () => {} },
+    actions: new UiActions(client),
+    stalledAfterMs: 120_000,
+    cwd: "",
+    now: () => NOW,
+    showEnded: true,
+    listPage: 2,
+  });
+  assert.equal(state.frame().lists.fleet.length, fleetLists().sessions.length, "ended shown");
+  state.dispatch("page-down");
+  assert.equal(state.selectedOf("fleet"), 2, "a page is the face's rows");
+  state.show("session");
+  assert.equal(state.approvalHere(WORKING), null);
+  assert.equal(state.approvalHere("ses_01WAITING0000000000000000")?.requestId, "req_1");
+  assert.ok("sessionId" in state.nextAttention("ses_01WAITING0000000000000000"));
+  const read = "run_01READ00000000000000000000";
+  state.markRead(read);
+  await settle();
+  assert.equal(calls.at(-1)?.body.runId, read, "the result the page shows, not the selected one");
+});

@@ -95,7 +95,7 @@ export function backRoute(route: Route): Exclude<Route, { view: "pair" }> | null
   }
 }
 
-/** The moving commands, as a list view's selection follows them. */
+/** The moving commands: a list's selection follows them, another page scrolls. */
 const MOVES: Partial<Record<Command, "line" | "page" | "end">> = {
   up: "line",
   down: "line",
@@ -108,22 +108,6 @@ const MOVES: Partial<Record<Command, "line" | "page" | "end">> = {
 /** Whether `command` moves the selection of a list or scrolls a page. */
 export function isMove(command: Command): boolean {
   return MOVES[command] !== undefined;
-}
-
-/** The row selected after a moving command, in a list of `length` rows `page` rows high. */
-export function movedSelection(
-  selected: number,
-  command: Command,
-  size: { length: number; page: number },
-): number {
-  const last = Math.max(0, size.length - 1);
-  const by = command === "up" || command === "down" ? 1 : size.page;
-  const to = command === "top"
-    ? 0
-    : command === "bottom"
-    ? last
-    : selected + (command === "up" || command === "page-up" ? -by : by);
-  return Math.max(0, Math.min(last, to));
 }
 
 /** How far a moving command scrolls a page `height` pixels high: a line, a page, or to an end. */

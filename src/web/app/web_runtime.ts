@@ -1,18 +1,23 @@
 /**
  * Everything the web app runs besides rendering (D30): the device (pairing
  * from `/pair#<code>`, then `GET /devices/me`), and once paired `svc ui`'s
- * own store, focus store, sync loop and actions over the browser client. A
- * 401 `device_revoked` from any call stops the loop and the page says so.
- * The views read `snapshot()` and call the methods; they never call the
- * daemon themselves. Face-free: `fetch` and the address bar come in.
+ * own store, focus store, sync loop and actions over the browser client, and
+ * its view state (src/ui/view_state.ts: the lists' selections, the fleet's
+ * filter, the help, the line of the last outcome), which the page's keys
+ * drive as `svc ui`'s do. A 401 `device_revoked` from any call stops the
+ * loop and the page says so. The views read `snapshot()` and call the
+ * methods; they never call the daemon themselves. Face-free: `fetch`, the
+ * address bar and the clock come in.
  */
 import { type LandMode, type Outcome, UiActions } from "../../ui/actions.ts";
 import { FocusStore } from "../../ui/focus.ts";
 import type { PendingApproval } from "../../ui/model.ts";
 import { UiStore } from "../../ui/store.ts";
 import { UiSync } from "../../ui/sync.ts";
+import { ViewState } from "../../ui/view_state.ts";
 import { BrowserClient, type Fetch } from "./browser_client.ts";
 import { type DeviceState, pairDevice, readDevice } from "./device.ts";
+import { STALLED_AFTER_MS } from "./lists.ts";
 import type { SessionControl } from "./session_controls.ts";
 import { discardQuestion, loadReview, moreDiff, type Review } from "./worktree_review.ts";
 
@@ -22,27 +27,31 @@ export interface AddressBar {
   replace(url: string): void;
 }
 
-/** What the page shows besides the stores: the device, a pairing failure, the last outcome. */
+/** What the page shows besides the stores: the device and a pairing failure. */
 export interface PageState {
   readonly device: DeviceState;
   readonly pairingError: string | null;
-  readonly outcome: Outcome | null;
 }
+
+/** Rows a page key moves a list's selection by (a page has no terminal rows to count). */
+const PAGE_ROWS = 10;
 
 export class WebRuntime {
   readonly store = new UiStore();
   readonly focusStore = new FocusStore();
+  /** svc ui's view state; its `message` is where the page shows the last outcome. */
+  readonly view: ViewState;
   readonly #client: BrowserClient;
   readonly #sync: UiSync;
   readonly #actions: UiActions;
   readonly #fetch: Fetch;
   readonly #address: AddressBar;
   readonly #listeners = new Set<() => void>();
-  #state: PageState = { device: { status: "checking" }, pairingError: null, outcome: null };
+  #state: PageState = { device: { status: "checking" }, pairingError: null };
   #running: AbortController | null = null;
   #lastSessionId: string | null = null;
 
-  constructor(options: { fetch: Fetch; address: AddressBar }) {
+  constructor(options: { fetch: Fetch; address: AddressBar; now?: () => number }) {
     this.#fetch = options.fetch;
     this.#address = options.address;
     this.#client = new BrowserClient({
@@ -51,6 +60,18 @@ export class WebRuntime {
     });
     this.#sync = new UiSync({ client: this.#client, store: this.store, focus: this.focusStore });
     this.#actions = new UiActions(this.#client);
+    this.view = new ViewState({
+      store: this.store,
+      focus: this.focusStore,
+      sync: { focus: (session) => this.focus(session?.id ?? null) },
+      actions: this.#actions,
+      stalledAfterMs: STALLED_AFTER_MS,
+      cwd: "",
+      now: options.now ?? Date.now,
+      // The web's fleet shows the ended sessions from the start (`a` hides them).
+      showEnded: true,
+      listPage: PAGE_ROWS,
+    });
   }
 
   readonly snapshot = (): PageState => this.#state;
@@ -100,7 +121,7 @@ export class WebRuntime {
 
   /** Shows a line where outcomes show (a key that does nothing here says why). */
   say(outcome: Outcome): void {
-    this.#set({ outcome });
+    this.view.say(outcome);
   }
 
   answer(approval: PendingApproval, choice: "allow" | "deny" | "always"): Promise<void> {
@@ -136,11 +157,10 @@ export class WebRuntime {
     return this.#actions.result(runId);
   }
 
-  /** Marks an inbox result read; the list shows it at once. */
-  async markRead(runId: string): Promise<void> {
-    const outcome = await this.#actions.markRead(runId);
-    if (outcome.ok) this.store.inboxRead(runId, new Date().toISOString());
-    this.#set({ outcome });
+  /** Marks an inbox result read (the result `runId` shown, else the selected one); the list shows it at once. */
+  markRead(runId: string | null): void {
+    this.view.tick();
+    this.view.markRead(runId);
   }
 
   /** An isolated session's land check and the first page of its diff (D27, D34). */
@@ -156,7 +176,7 @@ export class WebRuntime {
   /** Lands an isolated session's work (D27); whether it did. */
   async land(sessionId: string, mode: LandMode): Promise<boolean> {
     const outcome = await this.#actions.land(sessionId, mode);
-    this.#set({ outcome });
+    this.say(outcome);
     return outcome.ok;
   }
 
@@ -165,7 +185,7 @@ export class WebRuntime {
     const session = this.store.snapshot().sessions.get(sessionId);
     if (!session) return false;
     const outcome = await this.#actions.discard(sessionId, discardQuestion(session).force);
-    this.#set({ outcome });
+    this.say(outcome);
     return outcome.ok;
   }
 
@@ -192,7 +212,7 @@ export class WebRuntime {
   }
 
   async #report(outcome: Promise<Outcome>): Promise<void> {
-    this.#set({ outcome: await outcome });
+    this.say(await outcome);
   }
 
   #set(change: Partial<PageState>): void {

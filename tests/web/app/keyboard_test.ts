@@ -3,7 +3,6 @@ import { commandFor, KEYMAP, VIEWS } from "../../../src/ui/keymap.ts";
 import {
   backRoute,
   keymapView,
-  movedSelection,
   pageCommand,
   scrollOf,
   viewKeyRoute,
@@ -66,15 +65,7 @@ Deno.test("keymapView(), viewKeyRoute() and backRoute() map the pages onto svc u
   assert.equal(backRoute({ view: "fleet" }), null);
 });
 
-Deno.test("movedSelection() and scrollOf() follow the moving keys within bounds", () => {
-  const size = { length: 5, page: 3 };
-  assert.equal(movedSelection(0, "down", size), 1);
-  assert.equal(movedSelection(0, "up", size), 0);
-  assert.equal(movedSelection(1, "page-down", size), 4);
-  assert.equal(movedSelection(4, "page-down", size), 4);
-  assert.equal(movedSelection(3, "top", size), 0);
-  assert.equal(movedSelection(0, "bottom", size), 4);
-  assert.equal(movedSelection(0, "bottom", { length: 0, page: 3 }), 0);
+Deno.test("scrollOf() scrolls a page by the moving keys", () => {
   assert.deepEqual(scrollOf("up", { height: 500, line: 40 }), { by: -40 });
   assert.deepEqual(scrollOf("page-down", { height: 500, line: 40 }), { by: 450 });
   assert.deepEqual(scrollOf("bottom", { height: 500, line: 40 }), { to: "bottom" });

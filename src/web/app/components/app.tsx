@@ -3,7 +3,7 @@
  * The page: its header, the daemon banner, and the view its URL names
  * (D30), with `svc ui`'s keys on the desktop (page_keys.ts) and their `?` help.
  */
-import { useEffect, useState, useSyncExternalStore } from "react";
+import { useEffect, useSyncExternalStore } from "react";
 import { hrefOf, type Route, routeOf } from "../route.ts";
 import type { WebRuntime } from "../web_runtime.ts";
 import { type FleetOptions, pageLists } from "../lists.ts";
@@ -32,34 +32,24 @@ const address = () => `${location.pathname}${location.hash}`;
 
 export function App({ runtime }: { runtime: WebRuntime }) {
   const page = useSyncExternalStore(runtime.subscribe, runtime.snapshot);
+  // svc ui's view state: the lists' selections, the fleet's options, the help, the last outcome.
+  const viewed = useSyncExternalStore(runtime.view.subscribe, runtime.view.snapshot);
   const snapshot = useSyncExternalStore(runtime.store.subscribe, runtime.store.snapshot);
   useSyncExternalStore(subscribeToAddress, address);
   const route = routeOf(location);
   const { device } = page;
   const scopes = device.status === "paired" ? device.scopes : [];
   const view = device.status === "paired" ? keymapView(route) : null;
-  const [fleet, setFleet] = useState<FleetOptions>({ showEnded: true, filter: "" });
-  const [selection, setSelection] = useState<Record<string, number>>({});
-  const [help, setHelp] = useState(false);
+  const fleet: FleetOptions = { showEnded: viewed.showEnded, filter: viewed.filter };
+  const setFleet = (options: FleetOptions) =>
+    runtime.view.set({ showEnded: options.showEnded, filter: options.filter });
+  const help = viewed.help !== null;
   const lists = pageLists(snapshot, { scopes, fleet, nowMs: Date.now() });
   const list = listOf(route);
   const selected = list === null
     ? 0
-    : Math.min(selection[list] ?? 0, Math.max(0, lists[list].length - 1));
-  usePageKeys({
-    runtime,
-    route,
-    view,
-    snapshot,
-    scopes,
-    lists,
-    selected,
-    select: (index) => list !== null && setSelection({ ...selection, [list]: index }),
-    fleet,
-    setFleet,
-    help,
-    setHelp,
-  });
+    : Math.min(viewed.selected[list] ?? 0, Math.max(0, lists[list].length - 1));
+  usePageKeys({ runtime, route, view, snapshot, scopes, lists, selected, help });
   useEffect(() => {
     // The selected row stays in sight as the keys move it.
     document.querySelector("li.selected")?.scrollIntoView({ block: "nearest" });
@@ -118,14 +108,14 @@ export function App({ runtime }: { runtime: WebRuntime }) {
           {snapshot.banner ?? "Connecting to the daemon…"}
         </div>
       )}
-      {page.outcome !== null && (
-        <div className={page.outcome.ok ? "outcome" : "outcome bad"} role="status">
-          {page.outcome.message}
+      {viewed.message !== null && (
+        <div className={viewed.message.ok ? "outcome" : "outcome bad"} role="status">
+          {viewed.message.message}
         </div>
       )}
       <main>
         {help && view !== null
-          ? <KeyHelp view={view} onClose={() => setHelp(false)} />
+          ? <KeyHelp view={view} onClose={() => runtime.view.set({ help: null })} />
           : route.view === "attention"
           ? <AttentionView rows={lists.attention} selected={selected} />
           : route.view === "approvals"

@@ -1,33 +1,29 @@
 /// <reference lib="dom" />
 /**
  * The desktop keys on the page (D30): each keydown outside a field becomes
- * `svc ui`'s command (`pageCommand`, keyboard.ts) and the command does what
- * it does in `svc ui`, here: the same actions through the runtime, the same
- * list moves, the session's own request answered by `y`/`n`/`a`. A command
- * this face has no part for says so where outcomes show.
+ * `svc ui`'s command (`pageCommand`, keyboard.ts) and runs on `svc ui`'s own
+ * view state (`runtime.view`, src/ui/view_state.ts): the list moves and
+ * their bounds, the help, the fleet's ended sessions, which request, routine,
+ * inbox result or land a key means, the next session that needs you, marking
+ * read, a land's cancel refused as in `svc ui`. What stays the page's: the
+ * view is the address (Enter, the number keys and Esc go to a page), `/` and
+ * `i` focus the page's fields, a session's transcript and a result scroll
+ * as pages, questions are the browser's, and the device's scopes are checked
+ * first. A command this face has no part for says so where outcomes show.
  */
 import { useEffect, useRef } from "react";
 import type { Command, View } from "../../../ui/keymap.ts";
-import { attentionItems, nextAttention, type Snapshot } from "../../../ui/model.ts";
-import { cancellable, NOT_CANCELLABLE } from "../../../ui/land_queue_view.ts";
+import type { Snapshot } from "../../../ui/model.ts";
 import { allows } from "../device.ts";
 import {
   backRoute,
   isMove,
   type KeyPlace,
-  movedSelection,
   pageCommand,
   scrollOf,
   viewKeyRoute,
 } from "../keyboard.ts";
-import {
-  type FleetOptions,
-  isList,
-  type ListName,
-  openedBy,
-  type PageLists,
-  STALLED_AFTER_MS,
-} from "../lists.ts";
+import { isList, type ListName, openedBy, type PageLists } from "../lists.ts";
 import { hrefOf, type Route } from "../route.ts";
 import { sessionControls } from "../session_controls.ts";
 import type { WebRuntime } from "../web_runtime.ts";
@@ -36,7 +32,7 @@ import { FLEET_FILTER_ID } from "./fleet_view.tsx";
 import { cancelLand } from "./land_view.tsx";
 import { INPUT_ID, TRANSCRIPT_ID } from "./session_view.tsx";
 
-/** Everything a key may read or change on the page. */
+/** Everything a key may read on the page. */
 export interface KeyPage {
   runtime: WebRuntime;
   route: Route;
@@ -44,13 +40,9 @@ export interface KeyPage {
   snapshot: Snapshot;
   scopes: readonly string[];
   lists: PageLists;
-  /** The selected row of the current list view. */
+  /** The selected row of the current list view (as the page shows it). */
   selected: number;
-  select(index: number): void;
-  fleet: FleetOptions;
-  setFleet(options: FleetOptions): void;
   help: boolean;
-  setHelp(shown: boolean): void;
 }
 
 /** Follows the page's keydowns while it is mounted; `page` is read at each key. */
@@ -62,9 +54,12 @@ export function usePageKeys(page: KeyPage): void {
       if (event.defaultPrevented || event.isComposing) return;
       const at = current.current;
       const command = pageCommand(event, at.view, placeOf(event));
-      if (command === null) return;
+      if (command === null || at.view === null) return;
       if (at.help && command !== "help" && command !== "back") return;
       event.preventDefault();
+      // The view state acts on the page the address names, at the page's time.
+      at.runtime.view.show(at.view);
+      at.runtime.view.tick();
       runCommand(command, at);
     };
     addEventListener("keydown", onKey);
@@ -83,9 +78,6 @@ function placeOf(event: KeyboardEvent): KeyPlace {
   };
 }
 
-/** Rows a page key moves the selection by. */
-const PAGE_ROWS = 10;
-
 /** The list a page shows (the inbox's result page is not one), or null. */
 export function listOf(route: Route): ListName | null {
   if (route.view === "inbox") return route.runId === null ? "inbox" : null;
@@ -94,14 +86,14 @@ export function listOf(route: Route): ListName | null {
 
 /** What `command` does on the page. */
 function runCommand(command: Command, page: KeyPage): void {
-  const { runtime, route, view, snapshot, scopes } = page;
+  const { runtime, route, snapshot, scopes } = page;
+  const state = runtime.view;
   const say = (message: string) => runtime.say({ ok: false, message });
   const go = (to: Exclude<Route, { view: "pair" }>) => location.assign(hrefOf(to));
   const sessionId = route.view === "session" || route.view === "diff" ? route.sessionId : null;
   const session = sessionId === null ? null : snapshot.sessions.get(sessionId) ?? null;
-  if (command === "help") return page.setHelp(!page.help);
+  if (command === "help" || (command === "back" && page.help)) return state.dispatch(command);
   if (command === "back") {
-    if (page.help) return page.setHelp(false);
     const back = backRoute(route);
     if (back !== null) go(back);
     return;
@@ -110,7 +102,10 @@ function runCommand(command: Command, page: KeyPage): void {
     const to = viewKeyRoute(command, runtime.lastSessionId);
     return to === null ? say("No session shown yet: Enter on a session opens it") : go(to);
   }
-  if (isMove(command)) return move(command, page);
+  if (isMove(command)) {
+    // A list's selection moves in the view state; any other page scrolls.
+    return listOf(route) === null ? scroll(command, route) : state.dispatch(command);
+  }
   switch (command) {
     case "open": {
       const list = listOf(route);
@@ -119,28 +114,25 @@ function runCommand(command: Command, page: KeyPage): void {
       return;
     }
     case "next-attention": {
-      const items = attentionItems(snapshot, {
-        nowMs: Date.now(),
-        stalledAfterMs: STALLED_AFTER_MS,
-      });
-      const next = nextAttention(items, sessionId);
-      return next === null
-        ? runtime.say({ ok: true, message: "Nothing needs you" })
-        : go({ view: "session", sessionId: next });
+      const next = state.nextAttention(sessionId);
+      return "message" in next
+        ? state.say(next.message)
+        : go({ view: "session", sessionId: next.sessionId });
     }
     case "filter":
       return document.getElementById(FLEET_FILTER_ID)?.focus();
     case "toggle-ended":
-      return page.setFleet({ ...page.fleet, showEnded: !page.fleet.showEnded });
+      return state.dispatch(command);
+    case "mark-read":
+      // On a result's page, that result; on the list, the selected one.
+      return runtime.markRead(route.view === "inbox" ? route.runId : null);
     case "allow":
     case "deny":
     case "always": {
-      const approval = view === "session"
-        ? snapshot.approvals.find((waiting) => waiting.sessionId === sessionId)
-        : snapshot.approvals[page.selected];
+      const approval = state.approvalHere(sessionId);
       if (!approval) return say("No request waits here");
       if (!allows(scopes, "approve")) return say("This device may read only");
-      // `a` allows for this session, as the card's Always does (svc ui asks where).
+      // The card shows the whole request; `a` allows for this session, as the card's Always does.
       void runtime.answer(approval, command);
       return;
     }
@@ -172,9 +164,9 @@ function runCommand(command: Command, page: KeyPage): void {
     case "tool-output":
       return say("A tool's whole output: svc ui (o) or svc events");
     case "run-routine": {
-      const routine = page.lists.routines[page.selected];
+      const routine = state.routineHere();
       if (!routine) return;
-      if (!routine.mayRun) return say("Running a routine needs the operate scope");
+      if (!allows(scopes, "operate")) return say("Running a routine needs the operate scope");
       void runtime.runRoutine(routine.id);
       return;
     }
@@ -182,33 +174,21 @@ function runCommand(command: Command, page: KeyPage): void {
       return say(
         "Pausing and activating a routine stay on the owner's socket (svc ui, svc automations)",
       );
-    case "mark-read": {
-      const runId = route.view === "inbox" && route.runId !== null
-        ? route.runId
-        : page.lists.inbox[page.selected]?.runId;
-      if (runId !== undefined) void runtime.markRead(runId);
-      return;
-    }
     case "cancel-land": {
-      const row = page.lists.land[page.selected];
-      if (!row) return say("Nothing to cancel");
-      if (!cancellable(row.state)) return say(NOT_CANCELLABLE);
-      if (!row.mayCancel) return say("Cancelling a land needs the operate scope");
-      return cancelLand(runtime, row);
+      const target = state.landToCancel();
+      if ("refusal" in target) return say(target.refusal);
+      if (!allows(scopes, "operate")) return say("Cancelling a land needs the operate scope");
+      const { itemId, sessionId, label } = target.row;
+      return cancelLand(runtime, { itemId, sessionId, stateText: label });
     }
     case "new-session":
       return say("Launching is not in the web app: svc ui (c) or svc launch");
   }
 }
 
-/** A moving key: the selection of a list, else the session's transcript or the page scrolls. */
-function move(command: Command, page: KeyPage): void {
-  const list = listOf(page.route);
-  if (list !== null) {
-    const length = page.lists[list].length;
-    return page.select(movedSelection(page.selected, command, { length, page: PAGE_ROWS }));
-  }
-  const transcript = page.route.view === "session" ? document.getElementById(TRANSCRIPT_ID) : null;
+/** A moving key off a list: the session's transcript, else the page, scrolls. */
+function scroll(command: Command, route: Route): void {
+  const transcript = route.view === "session" ? document.getElementById(TRANSCRIPT_ID) : null;
   const scroller = transcript ?? document.scrollingElement;
   if (!scroller) return;
   const step = scrollOf(command, { height: scroller.clientHeight, line: 40 });
