@@ -9,7 +9,6 @@
 import type { FocusSnapshot } from "./focus.ts";
 import { hostsBanners, type HostStatus, sessionIdWidth } from "./hosts.ts";
 import { type HelpPage, helpPage } from "./help_page.ts";
-import type { View } from "./keymap.ts";
 import { type LandRow, landRows } from "./land_queue_view.ts";
 import {
   type AttentionItem,
@@ -24,14 +23,9 @@ import {
   type SessionRecord,
   type Snapshot,
 } from "./model.ts";
-import {
-  conversationRoom,
-  type RequestPanel,
-  requestPanel,
-  type RequestReading,
-  requestRoom,
-} from "./request_panel.ts";
+import { conversationRoom, type RequestPanel, requestPanel, requestRoom } from "./request_panel.ts";
 import type { TranscriptWindow } from "./transcript_window.ts";
+import type { ViewSnapshot } from "./view_state.ts";
 
 /** The views whose keys move a selection through a list. */
 export const LISTS = ["fleet", "attention", "approvals", "routines", "inbox", "land"] as const;
@@ -55,18 +49,19 @@ export interface ScreenSize {
 }
 
 /** The part of the view state a frame depends on. */
-export interface FrameState {
-  readonly view: View;
-  readonly selected: Readonly<Record<string, number>>;
-  readonly showEnded: boolean;
-  readonly filter: string;
-  readonly help: number | null;
-  readonly input: string | null;
-  readonly scroll: unknown;
-  readonly requestRead: RequestReading;
-  readonly diff: unknown;
-  readonly nowMs: number;
-}
+export type FrameState = Pick<
+  ViewSnapshot,
+  | "view"
+  | "selected"
+  | "showEnded"
+  | "filter"
+  | "help"
+  | "input"
+  | "scroll"
+  | "requestRead"
+  | "diff"
+  | "nowMs"
+>;
 
 /** Every list a view pages through, in the order it shows them. */
 export interface FrameLists {

@@ -295,7 +295,8 @@ export class ViewState {
     }
     if (state.input !== null) return this.#inputKey(state.input, name, text, flags);
     if (state.view === "new" && state.help === null) {
-      const step = formKey(state.form, { name, text, key: flags }, this.harnessCount());
+      const harnesses = this.options.store.snapshot().harnesses.length;
+      const step = formKey(state.form, { name, text, key: flags }, harnesses);
       if (step === null) return;
       if ("form" in step) return this.set({ form: step.form });
       if (step.do === "launch") return this.launch();
@@ -325,9 +326,8 @@ export class ViewState {
   /** Opens `target` in the session view, following its stream. */
   open(target: SessionRecord | undefined): void {
     if (!target) return;
-    this.set({ diff: null });
     this.options.sync.focus(target);
-    this.set({ scroll: null, input: null, view: "session" });
+    this.set({ diff: null, scroll: null, input: null, view: "session" });
   }
 
   /** Shows what `outcome` came to; a launch's session opens. */
@@ -396,10 +396,6 @@ export class ViewState {
   nextView(): void {
     const view = this.#state.view;
     this.set({ view: VIEWS[(VIEWS.indexOf(view) + 1) % VIEWS.length] });
-  }
-
-  harnessCount(): number {
-    return this.options.store.snapshot().harnesses.length;
   }
 
   /** Changes the state and tells the face. */
