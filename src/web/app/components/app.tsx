@@ -41,8 +41,6 @@ export function App({ runtime }: { runtime: WebRuntime }) {
   const scopes = device.status === "paired" ? device.scopes : [];
   const view = device.status === "paired" ? keymapView(route) : null;
   const fleet: FleetOptions = { showEnded: viewed.showEnded, filter: viewed.filter };
-  const setFleet = (options: FleetOptions) =>
-    runtime.view.set({ showEnded: options.showEnded, filter: options.filter });
   const help = viewed.help !== null;
   const lists = pageLists(snapshot, { scopes, fleet, nowMs: Date.now() });
   const list = listOf(route);
@@ -115,7 +113,7 @@ export function App({ runtime }: { runtime: WebRuntime }) {
       )}
       <main>
         {help && view !== null
-          ? <KeyHelp view={view} onClose={() => runtime.view.set({ help: null })} />
+          ? <KeyHelp view={view} onClose={() => runtime.view.dispatch("back")} />
           : route.view === "attention"
           ? <AttentionView rows={lists.attention} selected={selected} />
           : route.view === "approvals"
@@ -156,7 +154,7 @@ export function App({ runtime }: { runtime: WebRuntime }) {
               rows={lists.fleet}
               selected={selected}
               options={fleet}
-              onOptions={setFleet}
+              onFilter={(filter) => runtime.view.setFilter(filter)}
             />
           )}
       </main>

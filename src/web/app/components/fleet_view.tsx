@@ -13,12 +13,12 @@ import { selectedProps } from "./selection.ts";
 export const FLEET_FILTER_ID = "fleet-filter";
 
 export function FleetView(
-  { snapshot, rows, selected, options, onOptions }: {
+  { snapshot, rows, selected, options, onFilter }: {
     snapshot: Snapshot;
     rows: readonly FleetRow[];
     selected: number;
     options: FleetOptions;
-    onOptions: (options: FleetOptions) => void;
+    onFilter: (filter: string) => void;
   },
 ) {
   const nowMs = Date.now();
@@ -37,10 +37,10 @@ export function FleetView(
         aria-label="Filter the fleet"
         placeholder="Filter (/)"
         value={options.filter}
-        onChange={(event) => onOptions({ ...options, filter: event.target.value })}
+        onChange={(event) => onFilter(event.target.value)}
         onKeyDown={(event) => {
           // As svc ui's filter: Enter keeps it, Esc clears it; both give the keys back.
-          if (event.key === "Escape") onOptions({ ...options, filter: "" });
+          if (event.key === "Escape") onFilter("");
           if (event.key === "Enter" || event.key === "Escape") event.currentTarget.blur();
         }}
       />
