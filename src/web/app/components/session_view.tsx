@@ -41,9 +41,18 @@ export function SessionView(
   }, [runtime, sessionId, known]);
   useEffect(() => () => runtime.focus(null), [runtime]);
   const end = useRef<HTMLDivElement>(null);
+  // Follows live while at the bottom; scrolled back, it holds still as lines arrive (svc ui's D25).
+  const following = useRef(true);
+  useEffect(() => {
+    following.current = true;
+  }, [sessionId]);
   useEffect(() => {
     // Not returned: Chromium's scrollIntoView returns a promise, which React would call on cleanup.
+    if (!following.current) return;
     void end.current?.scrollIntoView({ block: "end" });
+    // The transcript's own bottom too, past its padding (scrollIntoView stops at the marker).
+    const box = end.current?.parentElement;
+    if (box) box.scrollTop = box.scrollHeight;
   }, [focus]);
   const [draft, setDraft] = useState("");
   if (session === null) return <MissingSession snapshot={snapshot} sessionId={sessionId} />;
@@ -67,7 +76,15 @@ export function SessionView(
           </>
         )}
       </p>
-      <div id={TRANSCRIPT_ID} className="transcript" role="log" aria-label="Transcript">
+      <div
+        id={TRANSCRIPT_ID}
+        className="transcript"
+        role="log"
+        aria-label="Transcript"
+        onScroll={(event) => {
+          following.current = atBottom(event.currentTarget);
+        }}
+      >
         {focus.sessionId === session.id &&
           focus.lines.map((line, index) => (
             <div key={index} className={`line ${line.tone}`}>{line.text}</div>
@@ -121,4 +138,9 @@ export function MissingSession({ snapshot, sessionId }: { snapshot: Snapshot; se
         : "Loading…"}
     </p>
   );
+}
+
+/** Whether `box` shows its last line (its padding and zoom's rounding short still count). */
+function atBottom(box: HTMLElement): boolean {
+  return box.scrollHeight - box.scrollTop - box.clientHeight <= 12;
 }
