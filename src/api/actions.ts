@@ -65,12 +65,13 @@ const id = boundedText(1, 96);
 
 /**
  * A versioned automation action: kind `automations.changed`, payload = result
- * (C4.1). An action that changes routines names them with `changedRoutines`.
+ * (C4.1). An action that changes routines names them with `changedRoutines`
+ * (undefined: it changed none, and the feed hears nothing).
  */
 function automation<Result extends object>(
   fields: z.ZodRawShape,
   run: (input: Record<string, unknown>) => Result | Promise<Result>,
-  changedRoutines?: (result: Result) => string[],
+  changedRoutines?: (result: Result) => string[] | undefined,
 ): ActionDefinition {
   return {
     fields,
@@ -144,6 +145,17 @@ function actionTable(deps: ActionDeps): ReadonlyMap<string, ActionDefinition> {
       { definition: z.unknown() },
       (input) => routines.update(parseDefinition(input.definition)),
       (result) => [result.routine.id],
+    ),
+    // D30: only the status, so an `operate` device may pause and activate (update stays the owner's).
+    "svc.automations.pause": automation(
+      { id },
+      (input) => routines.setStatus(input.id as string, "PAUSED"),
+      (result) => result.changed ? [result.routine.id] : undefined,
+    ),
+    "svc.automations.activate": automation(
+      { id },
+      (input) => routines.setStatus(input.id as string, "ACTIVE"),
+      (result) => result.changed ? [result.routine.id] : undefined,
     ),
     "svc.automations.delete": automation(
       { id },

@@ -305,6 +305,14 @@ function build() {
     stale: nullable(z.enum(["scheduler_not_ticking", "lease_expired"])),
   });
 
+  /** `pause` and `activate` (D30): the routine as it now is; `changed` false when it already was. */
+  const statusResult = z.object({
+    routine: storedRoutineSchema,
+    updatedAt: isoTime,
+    changed: z.boolean().describe("False when the routine already had that status (not written)"),
+    warnings: z.array(z.string()).describe("What may fail its runs (a cwd not there yet)"),
+  });
+
   /** Each action's `result` (C4.1, D10, D18, D20, D21); `svc.capabilities.refresh` has none. */
   const ACTION_RESULTS: Record<string, z.ZodType | null> = {
     "svc.capabilities.refresh": null,
@@ -323,6 +331,8 @@ function build() {
       updatedAt: isoTime,
       warnings: z.array(z.string()).describe("What may fail its runs (a cwd not there yet)"),
     }),
+    "svc.automations.pause": statusResult,
+    "svc.automations.activate": statusResult,
     "svc.automations.delete": z.object({ id: z.string(), deleted: z.literal(true) }),
     "svc.automations.tick": z.object({
       planned: z.array(z.object({ routineId: z.string(), scheduledFor: isoTime, missed: z.int() })),

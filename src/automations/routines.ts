@@ -144,6 +144,14 @@ export class RoutineService {
     if (!current) throw routineNotFound(definition.id);
     const check = this.#check(definition);
     refuseProblems(check);
+    return { ...this.#replace(current, definition), warnings: check.warnings };
+  }
+
+  /** Writes `definition` over `current`; planning restarts at now when it becomes ACTIVE. */
+  #replace(
+    current: RoutineRow,
+    definition: RoutineDefinition,
+  ): { routine: StoredRoutine; updatedAt: string } {
     const now = isoTime(this.#o.clock.now());
     const wasActive = current.definition.status === "ACTIVE";
     const isActive = definition.status === "ACTIVE";
@@ -155,7 +163,34 @@ export class RoutineService {
       lastPlannedAt: isActive && wasActive ? current.lastPlannedAt : null,
     };
     this.#o.routines.replace(row);
-    return { routine: storedRoutine(row), updatedAt: now, warnings: check.warnings };
+    return { routine: storedRoutine(row), updatedAt: now };
+  }
+
+  /**
+   * Pauses or activates routine `id` and changes nothing else of it (D30:
+   * what an `operate` device may do, where `update` replaces the whole
+   * definition). Idempotent: a routine already in `status` is answered as
+   * it is, `changed: false`, not written. Activating checks the definition
+   * against this machine first, as `update` does; pausing always works.
+   */
+  setStatus(
+    id: string,
+    status: "ACTIVE" | "PAUSED",
+  ): { routine: StoredRoutine; updatedAt: string; changed: boolean; warnings: string[] } {
+    const current = this.#o.routines.get(id);
+    if (!current) throw routineNotFound(id);
+    if (current.definition.status === status) {
+      return {
+        routine: storedRoutine(current),
+        updatedAt: current.updatedAt,
+        changed: false,
+        warnings: [],
+      };
+    }
+    const definition: RoutineDefinition = { ...current.definition, status };
+    const check = status === "ACTIVE" ? this.#check(definition) : { problems: [], warnings: [] };
+    refuseProblems(check);
+    return { ...this.#replace(current, definition), changed: true, warnings: check.warnings };
   }
 
   /** Deletes a routine and its run history; a run in progress finishes as a plain session. */

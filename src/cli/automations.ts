@@ -175,10 +175,10 @@ async function writeRoutine(
 }
 
 /**
- * `pause` and `activate`: the stored definition with a new status, through
- * `svc.automations.update`. Activating lets it run unattended, so the
- * definition is shown and confirmed first: on a terminal by answering y,
- * otherwise with `--yes`.
+ * `pause` and `activate`: `svc.automations.pause|activate` by id (D30: the
+ * status alone, as a paired device may). Activating lets it run unattended,
+ * so the stored definition is shown and confirmed first: on a terminal by
+ * answering y, otherwise with `--yes`.
  */
 async function setStatus(
   status: "ACTIVE" | "PAUSED",
@@ -216,9 +216,8 @@ async function setStatus(
         return EXIT.refused;
       }
     }
-    const response = await act<{ routine: StoredRoutine }>(client, "svc.automations.update", {
-      definition: { ...routine, status },
-    });
+    const action = status === "ACTIVE" ? "svc.automations.activate" : "svc.automations.pause";
+    const response = await act<{ routine: StoredRoutine }>(client, action, { id: routine.id });
     return printResponse(
       io,
       response,

@@ -82,6 +82,9 @@ export const ACTION_NEEDS: ReadonlyMap<string, DeviceNeed> = new Map<string, Dev
   ["svc.automations.result", "read"],
   ["svc.sessions.approve", "approve"],
   ["svc.automations.run", "operate"],
+  // D30: the status alone; the whole definition (update) stays the owner's.
+  ["svc.automations.pause", "operate"],
+  ["svc.automations.activate", "operate"],
   ["svc.automations.create", "socket"],
   ["svc.automations.update", "socket"],
   ["svc.automations.delete", "socket"],

@@ -19,7 +19,10 @@ export interface HarnessStatus {
   status: CapabilityStatus;
 }
 
-/** The ten versioned automation actions (C4.1), then worktrees and results (D20, D21). */
+/**
+ * The ten versioned automation actions (C4.1), then worktrees and results
+ * (D20, D21), and pausing and activating by id (D30).
+ */
 export const AUTOMATION_ACTIONS: readonly string[] = [
   "svc.automations.list",
   "svc.automations.get",
@@ -36,6 +39,8 @@ export const AUTOMATION_ACTIONS: readonly string[] = [
   "svc.automations.inbox",
   "svc.automations.overview",
   "svc.automations.result",
+  "svc.automations.pause",
+  "svc.automations.activate",
 ];
 
 /** The session actions (D18): answer a permission request, list the pending ones. */

@@ -130,14 +130,15 @@ export class UiActions {
     return { ok: true, definition };
   }
 
-  /** Pauses or activates a routine: its whole definition with the new status. */
-  async setRoutineStatus(id: string, status: "ACTIVE" | "PAUSED"): Promise<Outcome> {
-    const got = await this.routine(id);
-    if (!got.ok) return got;
-    const { definition } = got;
+  /**
+   * Pauses or activates a routine by id (`svc.automations.pause|activate`,
+   * D30): the status alone, so an `operate` device may, and an edit made
+   * meanwhile is never written back over.
+   */
+  setRoutineStatus(id: string, status: "ACTIVE" | "PAUSED"): Promise<Outcome> {
     return this.#call(
       "/actions",
-      { action: "svc.automations.update", definition: { ...definition, status } },
+      { action: status === "ACTIVE" ? "svc.automations.activate" : "svc.automations.pause", id },
       status === "ACTIVE" ? "Activated" : "Paused",
       {},
     );

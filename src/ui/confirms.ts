@@ -57,14 +57,13 @@ export function killConfirm(session: SessionRecord, actions: Actions): Confirm {
  * Pausing or activating a routine shows what it is first: its stored
  * `definition` (prompt, cwd, schedule, isolation, approvals…) as
  * `svc automations activate` prints it (issue 38 item 12), else the facts
- * of the overview.
+ * of the overview. The question without its keys: the web asks it with the
+ * browser's confirm (D30).
  */
-export function routineConfirm(
+export function routineQuestion(
   routine: RoutineOverview,
-  actions: Actions,
   definition?: Readonly<Record<string, unknown>>,
-): Confirm {
-  const activate = routine.status !== "ACTIVE";
+): string[] {
   const facts = definition
     ? keyValues(definition).split("\n").map((line) => `  ${safeLine(line)}`)
     : [
@@ -72,13 +71,27 @@ export function routineConfirm(
       `  runtime  ${safeLine(routine.runtime)}`,
       `  next due ${routine.nextDueAt ?? "-"}`,
     ];
+  return [
+    `${routineActivates(routine) ? "Activate" : "Pause"} routine ${safeLine(routine.id)}?`,
+    ...facts,
+  ];
+}
+
+/** Whether `p` on `routine` activates it (else it pauses it). */
+export function routineActivates(routine: RoutineOverview): boolean {
+  return routine.status !== "ACTIVE";
+}
+
+/** `svc ui`'s question before pausing or activating (`routineQuestion`, answered with y or n). */
+export function routineConfirm(
+  routine: RoutineOverview,
+  actions: Actions,
+  definition?: Readonly<Record<string, unknown>>,
+): Confirm {
   return {
-    lines: [
-      `${activate ? "Activate" : "Pause"} routine ${safeLine(routine.id)}?`,
-      ...facts,
-      "y confirms, n cancels",
-    ],
-    run: () => actions.setRoutineStatus(routine.id, activate ? "ACTIVE" : "PAUSED"),
+    lines: [...routineQuestion(routine, definition), "y confirms, n cancels"],
+    run: () =>
+      actions.setRoutineStatus(routine.id, routineActivates(routine) ? "ACTIVE" : "PAUSED"),
   };
 }
 

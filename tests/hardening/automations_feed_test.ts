@@ -27,6 +27,10 @@ Deno.test("automations.changed on GET /stream carries the action and the routine
     };
     await act({ action: "svc.automations.create", definition: routineDefinition(".") });
     await act({ action: "svc.automations.update", definition: routineDefinition(".") });
+    // D30: pausing and activating name the routine; a routine already so is not changed.
+    await act({ action: "svc.automations.activate", id: "." });
+    await act({ action: "svc.automations.activate", id: "." });
+    await act({ action: "svc.automations.pause", id: "." });
     // Reads and runs change no routine: no notice.
     await act({ action: "svc.automations.list" });
     await act({ action: "svc.automations.get", id: "." });
@@ -41,7 +45,7 @@ Deno.test("automations.changed on GET /stream carries the action and the routine
     await act({ action: "svc.automations.import" });
 
     const notices: Json[] = [];
-    while (notices.length < 4) {
+    while (notices.length < 6) {
       const message = await feed.next();
       assert.ok(message, "the feed ended");
       if (message.event === "automations.changed") notices.push(JSON.parse(message.data));
@@ -49,6 +53,8 @@ Deno.test("automations.changed on GET /stream carries the action and the routine
     assert.deepEqual(notices, [
       { action: "svc.automations.create", routineIds: ["."] },
       { action: "svc.automations.update", routineIds: ["."] },
+      { action: "svc.automations.activate", routineIds: ["."] },
+      { action: "svc.automations.pause", routineIds: ["."] },
       { action: "svc.automations.delete", routineIds: ["."] },
       { action: "svc.automations.import", routineIds: ["imported-a", "imported-b"] },
     ]);

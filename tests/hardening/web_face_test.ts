@@ -6,63 +6,10 @@
  * the device's stream within 1 s; an unpaired peer keeps D23.
  */
 import assert from "node:assert/strict";
-import { freePort, startTestDaemon, type TestDaemon } from "../helpers/daemon.ts";
 import { removeTree, tempHome } from "../helpers/home.ts";
-import { httpRequest, rawHttp } from "../helpers/http.ts";
+import { freePort } from "../helpers/daemon.ts";
+import { type Json, json, webDaemon } from "../helpers/web_daemon.ts";
 import { agentConfig, launchAgent, waitForKind } from "../helpers/scripted_agent.ts";
-
-type Json = Record<string, unknown>;
-
-interface Web {
-  t: TestDaemon;
-  port: number;
-  host: string;
-  origin: string;
-  send(
-    method: string,
-    path: string,
-    options?: { headers?: Record<string, string>; body?: string; host?: string },
-  ): ReturnType<typeof rawHttp>;
-  /** Pairs a device with `scope` through the page's exchange; its cookie token. */
-  pair(scope: string): Promise<string>;
-}
-
-async function webDaemon(configJson: Json = {}): Promise<Web & AsyncDisposable> {
-  const port = freePort();
-  const t = await startTestDaemon({ tcp: { hostname: "127.0.0.1", port }, configJson });
-  const host = `127.0.0.1:${port}`;
-  const origin = `http://${host}`;
-  const send: Web["send"] = (method, path, options = {}) =>
-    rawHttp(
-      { hostname: "127.0.0.1", port },
-      httpRequest(method, path, { host: options.host ?? host, ...options }),
-    );
-  const pair = async (scope: string) => {
-    const made = await t.client.post<Json>("/devices/pairing-codes", { name: scope, scope });
-    assert.equal(made.status, 200, JSON.stringify(made.body));
-    const answer = await send("POST", "/api/v1/devices/pair", {
-      headers: { origin, "content-type": "application/json" },
-      body: JSON.stringify({ code: made.body.code }),
-    });
-    assert.equal(answer.status, 200, answer.text);
-    return /svc_device=([^;]+)/.exec(answer.headers.get("set-cookie") ?? "")![1];
-  };
-  return {
-    t,
-    port,
-    host,
-    origin,
-    send,
-    pair,
-    [Symbol.asyncDispose]: () => t[Symbol.asyncDispose](),
-  };
-}
-
-const json = (origin: string, token: string) => ({
-  origin,
-  "content-type": "application/json",
-  cookie: `svc_device=${token}`,
-});
 
 Deno.test("pairing: the page gets the device and an HttpOnly SameSite=Strict cookie; a code works once", async () => {
   await using web = await webDaemon();

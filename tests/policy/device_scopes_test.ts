@@ -88,13 +88,26 @@ Deno.test("what each scope adds, and what stays on the socket (D30)", async (t) 
     assert.deepEqual(needing("pairing"), ["POST /devices/pair"]);
   });
   await t.step(
-    "actions: approve answers, operate runs routines, changes stay on the socket",
+    "actions: approve answers, operate runs, pauses and activates routines, changes stay on the socket",
     () => {
       const actionsNeeding = (need: string) =>
         [...ACTION_NEEDS].filter(([, each]) => each === need).map(([id]) => id).sort();
       assert.deepEqual(actionsNeeding("approve"), ["svc.sessions.approve"]);
-      assert.deepEqual(actionsNeeding("operate"), ["svc.automations.run"]);
-      for (const id of ["svc.approvals.rules.add", "svc.automations.create", "svc.unknown"]) {
+      assert.deepEqual(actionsNeeding("operate"), [
+        "svc.automations.activate",
+        "svc.automations.pause",
+        "svc.automations.run",
+      ]);
+      for (
+        const id of [
+          "svc.approvals.rules.add",
+          "svc.automations.create",
+          // D30: the whole definition stays the owner's; a device sets the status alone.
+          "svc.automations.update",
+          "svc.automations.delete",
+          "svc.unknown",
+        ]
+      ) {
         assert.equal(actionNeed(id), "socket", id);
       }
       for (const id of TCP_AUTOMATION_ALLOWLIST) assert.equal(actionNeed(id), "read");

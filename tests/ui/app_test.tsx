@@ -385,10 +385,7 @@ Deno.test("svc ui routines: r runs now, p asks before pausing, Enter shows histo
   await app.press("p");
   assert.match(app.frame(), /Pause routine nightly\?/);
   await app.press("y");
-  assert.deepEqual(app.calls.at(-1)?.body, {
-    action: "svc.automations.update",
-    definition: { id: "nightly", status: "PAUSED", name: "n" },
-  });
+  assert.deepEqual(app.calls.at(-1)?.body, { action: "svc.automations.pause", id: "nightly" });
   await app.press(KEY.enter);
   assert.match(app.frame(), /Runs of nightly/);
   assert.match(app.frame(), /failed {2}schedule {2}ses_1 {2}agent exited 1/);

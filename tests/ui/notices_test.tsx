@@ -73,9 +73,7 @@ Deno.test("svc ui routines: activating shows the definition as the CLI does (iss
   }
   assert.doesNotMatch(frame, /createdAt/);
   await app.press("y");
-  assert.deepEqual(app.calls.at(-1)?.body, {
-    action: "svc.automations.update",
-    definition: { ...definition, status: "ACTIVE" },
-  });
+  // D30: the status alone, by id (the definition was only shown).
+  assert.deepEqual(app.calls.at(-1)?.body, { action: "svc.automations.activate", id: "weekly" });
   app.unmount();
 });
