@@ -183,6 +183,34 @@ Deno.test("view state: K asks first; n keeps the session, y kills it", async () 
   assert.equal(state.snapshot().message?.message, "Killed");
 });
 
+Deno.test("view state: p shows the stored definition, then pauses or activates by id alone (D30)", async () => {
+  const definition = { id: "nightly", status: "ACTIVE", prompt: "tidy", cwd: "/home/me/project" };
+  const { state, keys, calls } = setUp(fleetLists(), {
+    answer: (call) =>
+      call.body.action === "svc.automations.get"
+        ? { status: 200, body: { result: { routine: { ...definition, createdAt: "x" } } } }
+        : { status: 200, body: {} },
+  });
+  keys("5", "p");
+  await settle();
+  const lines = state.snapshot().confirm?.lines ?? [];
+  assert.equal(lines[0], "Pause routine nightly?");
+  assert.ok(lines.some((line) => /^ {2}prompt: +tidy$/.test(line)), lines.join("\n"));
+  assert.ok(!lines.some((line) => line.includes("createdAt")));
+  assert.equal(lines.at(-1), "y confirms, n cancels");
+  keys("y");
+  await settle();
+  assert.deepEqual(calls.at(-1)?.body, { action: "svc.automations.pause", id: "nightly" });
+  assert.equal(state.snapshot().message?.message, "Paused");
+  keys("j", "p");
+  await settle();
+  assert.equal(state.snapshot().confirm?.lines[0], "Activate routine weekly?");
+  keys("y");
+  await settle();
+  assert.deepEqual(calls.at(-1)?.body, { action: "svc.automations.activate", id: "weekly" });
+  assert.equal(state.snapshot().message?.message, "Activated");
+});
+
 Deno.test("view state: quitting with live sessions asks; with none it quits at once", () => {
   const live = setUp();
   live.keys("q");

@@ -61,16 +61,18 @@ export interface RoutineRow {
   readonly lastRun: string;
   readonly health: string;
   readonly healthy: boolean;
-  /** Whether Run now is offered: `svc.automations.run` needs operate. */
-  readonly mayRun: boolean;
+  /** Whether Run now, Pause and Activate are offered: `svc.automations.run|pause|activate` need operate. */
+  readonly mayOperate: boolean;
+  /** What its status button does: a paused routine activates, an active one pauses (D30). */
+  readonly statusAction: "Pause" | "Activate";
 }
 
-/** The routines in the daemon's order; activating and pausing stay socket-only. */
+/** The routines in the daemon's order. */
 export function routineRows(
   routines: readonly RoutineOverview[],
   scopes: readonly string[],
 ): RoutineRow[] {
-  const mayRun = allows(scopes, "operate");
+  const mayOperate = allows(scopes, "operate");
   return routines.map((routine) => {
     const health = safeLine(routineHealth(routine));
     const name = safeLine(routine.name);
@@ -83,7 +85,8 @@ export function routineRows(
       lastRun: safeLine(routine.lastRun?.status ?? "-"),
       health,
       healthy: health === "ok",
-      mayRun,
+      mayOperate,
+      statusAction: routine.status === "ACTIVE" ? "Pause" : "Activate",
     };
   });
 }

@@ -10,6 +10,7 @@
  * address bar and the clock come in.
  */
 import { type LandMode, type Outcome, UiActions } from "../../ui/actions.ts";
+import { routineActivates, routineQuestion } from "../../ui/confirms.ts";
 import { FocusStore } from "../../ui/focus.ts";
 import type { PendingApproval } from "../../ui/model.ts";
 import { UiStore } from "../../ui/store.ts";
@@ -150,6 +151,23 @@ export class WebRuntime {
   /** Runs a routine now (`svc.automations.run`, operate). */
   runRoutine(id: string): Promise<void> {
     return this.#report(this.#actions.runRoutine(id));
+  }
+
+  /**
+   * Pauses or activates routine `routineId` (`svc.automations.pause|activate`,
+   * operate, D30) once `ask` agrees to `svc ui`'s question: the stored
+   * definition (prompt, cwd, schedule, isolation, approvals…) read first.
+   * A routine the overview no longer lists, or a definition that cannot be
+   * read, is said where outcomes show.
+   */
+  async setRoutineStatus(routineId: string, ask: (question: string) => boolean): Promise<void> {
+    const routine = this.store.snapshot().routines.find((each) => each.id === routineId);
+    if (!routine) return this.say({ ok: false, message: `Routine "${routineId}" is gone` });
+    const got = await this.#actions.routine(routine.id);
+    if (!got.ok) return this.say(got);
+    if (!ask(routineQuestion(routine, got.definition).join("\n"))) return;
+    const status = routineActivates(routine) ? "ACTIVE" : "PAUSED";
+    await this.#report(this.#actions.setRoutineStatus(routine.id, status));
   }
 
   /** A routine run's result as plain text (shown as text, never HTML), or why there is none. */

@@ -81,14 +81,15 @@ Deno.test("routineRows(): next due only when active, health, Run now only with o
   ], ["operate"]);
   assert.equal(active.label, "nightly: Nightly");
   assert.match(active.nextDue, /^[A-Z][a-z]{2} \d\d:\d\d$/);
-  assert.deepEqual([active.health, active.healthy, active.mayRun], ["ok", true, true]);
+  assert.deepEqual([active.health, active.healthy, active.mayOperate], ["ok", true, true]);
+  assert.deepEqual([active.statusAction, paused.statusAction], ["Pause", "Activate"]);
   assert.deepEqual([paused.nextDue, paused.health, paused.healthy, paused.lastRun], [
     "-",
     "2 failed",
     false,
     "failed",
   ]);
-  assert.equal(routineRows([routine({})], ["approve"])[0].mayRun, false);
+  assert.equal(routineRows([routine({})], ["approve"])[0].mayOperate, false);
 });
 
 Deno.test("inboxRows(): unread first, then the newest; one line each", () => {

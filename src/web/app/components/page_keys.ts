@@ -30,6 +30,7 @@ import type { WebRuntime } from "../web_runtime.ts";
 import { offersDiff } from "../worktree_review.ts";
 import { FLEET_FILTER_ID } from "./fleet_view.tsx";
 import { cancelLand } from "./land_view.tsx";
+import { askRoutineStatus } from "./routines_view.tsx";
 import { INPUT_ID, TRANSCRIPT_ID } from "./session_view.tsx";
 
 /** Everything a key may read on the page. */
@@ -170,10 +171,14 @@ function runCommand(command: Command, page: KeyPage): void {
       void runtime.runRoutine(routine.id);
       return;
     }
-    case "pause-routine":
-      return say(
-        "Pausing and activating a routine stay on the owner's socket (svc ui, svc automations)",
-      );
+    case "pause-routine": {
+      const routine = state.routineHere();
+      if (!routine) return;
+      if (!allows(scopes, "operate")) {
+        return say("Pausing or activating a routine needs the operate scope");
+      }
+      return askRoutineStatus(runtime, routine.id);
+    }
     case "cancel-land": {
       const target = state.landToCancel();
       if ("refusal" in target) return say(target.refusal);

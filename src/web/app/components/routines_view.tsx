@@ -1,7 +1,7 @@
 /**
  * Routines (`/#/routines`, D30): each with its status, when it runs next,
- * its last run and health, and Run now when the device may operate.
- * Activating and pausing stay on the owner's socket, so they are not offered.
+ * its last run and health, and Run now, Pause or Activate when the device
+ * may operate; Pause and Activate ask first with `svc ui`'s question.
  */
 import type { RoutineRow } from "../lists.ts";
 import type { WebRuntime } from "../web_runtime.ts";
@@ -39,7 +39,7 @@ export function RoutinesView(
                   <dd className={row.healthy ? undefined : "bad"}>{row.health}</dd>
                 </dl>
                 <p className="meta">{row.label}</p>
-                {row.mayRun && (
+                {row.mayOperate && (
                   <div className="answers">
                     <button
                       type="button"
@@ -47,6 +47,13 @@ export function RoutinesView(
                       onClick={() => runtime.runRoutine(row.id)}
                     >
                       Run now
+                    </button>
+                    <button
+                      type="button"
+                      aria-label={`${row.statusAction} ${row.id}`}
+                      onClick={() => askRoutineStatus(runtime, row.id)}
+                    >
+                      {row.statusAction}
                     </button>
                   </div>
                 )}
@@ -56,4 +63,9 @@ export function RoutinesView(
         )}
     </section>
   );
+}
+
+/** Pauses or activates `routineId` once the browser's confirm agrees (as `p` in `svc ui` and here). */
+export function askRoutineStatus(runtime: WebRuntime, routineId: string): void {
+  void runtime.setRoutineStatus(routineId, (question) => globalThis.confirm(question));
 }
