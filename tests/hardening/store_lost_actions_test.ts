@@ -54,6 +54,8 @@ Deno.test("a lost store: read-only actions answer like GETs, mutating actions 50
       { action: "svc.automations.create", definition: routineDefinition("new") },
       { action: "svc.automations.update", definition: routineDefinition("kept") },
       { action: "svc.automations.delete", id: "kept" },
+      { action: "svc.automations.pause", id: "kept" },
+      { action: "svc.automations.activate", id: "kept" },
       { action: "svc.automations.tick" },
       { action: "svc.automations.run", id: "kept" },
       { action: "svc.automations.import" },

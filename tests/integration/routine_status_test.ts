@@ -7,6 +7,8 @@
  */
 import assert from "node:assert/strict";
 import { fixtureHarnesses } from "../helpers/daemon.ts";
+import { gitRepository } from "../helpers/git.ts";
+import { removeTree } from "../helpers/home.ts";
 import { routineDefinition } from "../helpers/routine.ts";
 import { type Json, json, webDaemon } from "../helpers/web_daemon.ts";
 
@@ -114,4 +116,32 @@ Deno.test("svc.automations.pause|activate: the owner and an operate device, noth
     });
     assert.equal(extra.status, 400, "nothing but the id: the definition is not taken");
   });
+});
+
+Deno.test("svc.automations.activate checks the definition against this machine as update does; pause always works", async () => {
+  await using web = await webDaemon({ harnesses: fixtureHarnesses() });
+  const repo = await gitRepository();
+  try {
+    const act = async (body: Json) => {
+      const answer = await web.t.client.post<Json>("/actions", body);
+      return { status: answer.status, body: answer.body };
+    };
+    const definition = routineDefinition("isolated", {
+      cwd: repo,
+      isolation: "worktree",
+      status: "ACTIVE",
+    });
+    assert.equal((await act({ action: "svc.automations.create", definition })).status, 200);
+    await removeTree(`${repo}/.git`);
+    const paused = await act({ action: "svc.automations.pause", id: "isolated" });
+    assert.equal(paused.status, 200, JSON.stringify(paused.body));
+    assert.equal((paused.body.result as Json).changed, true);
+    const refused = await act({ action: "svc.automations.activate", id: "isolated" });
+    assert.equal(refused.status, 400, JSON.stringify(refused.body));
+    assert.match(String(refused.body.reason), /git repository/);
+    const got = await act({ action: "svc.automations.get", id: "isolated" });
+    assert.equal(((got.body.result as Json).routine as Json).status, "PAUSED");
+  } finally {
+    await removeTree(repo);
+  }
 });
