@@ -1,7 +1,22 @@
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** The repository's `main.ts`, run as the real `svc` program. */
 export const MAIN = fileURLToPath(new URL("../../main.ts", import.meta.url));
+
+/**
+ * This test process's Deno cache (Linux's default place, read before any test
+ * changes the environment). A `svc` started with another HOME or
+ * XDG_CACHE_HOME (a real agent's isolated one) keeps it: an empty cache would
+ * fetch every module again, and under load that outlasted startServe's wait.
+ */
+const TEST_DENO_DIR: Record<string, string> = ((): Record<string, string> => {
+  const set = Deno.env.get("DENO_DIR");
+  if (set) return { DENO_DIR: set };
+  if (Deno.build.os !== "linux") return {};
+  const cache = Deno.env.get("XDG_CACHE_HOME") ?? join(Deno.env.get("HOME") ?? "/", ".cache");
+  return { DENO_DIR: join(cache, "deno") };
+})();
 
 /**
  * Runs `svc …` to completion and returns its exit code and output; with
@@ -15,7 +30,7 @@ export async function runSvc(
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "--allow-all", MAIN, ...args],
-    env: { NO_COLOR: "1", ...env },
+    env: { NO_COLOR: "1", ...TEST_DENO_DIR, ...env },
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
@@ -56,7 +71,7 @@ export async function startServe(
   const [program, ...args] = [...wrapper, ...command, ...extraArgs];
   const child = new Deno.Command(program, {
     args,
-    env: { NO_COLOR: "1", ...env },
+    env: { NO_COLOR: "1", ...TEST_DENO_DIR, ...env },
     stdin: "null",
     stdout: "null",
     stderr: "piped",

@@ -45,15 +45,6 @@ async function poll<T>(what: string, attempt: () => Promise<T | null>): Promise<
   }
 }
 
-/**
- * The test's own Deno cache, for the daemon: the agent's HOME would give it
- * an empty one, and fetching every module again outlasts startServe's wait.
- */
-async function denoDir(): Promise<string> {
-  const info = await new Deno.Command(Deno.execPath(), { args: ["info", "--json"] }).output();
-  return JSON.parse(new TextDecoder().decode(info.stdout)).denoDir;
-}
-
 const options = { ignore: !runAgentTests, sanitizeOps: false, sanitizeResources: false };
 
 for (const cli of HARNESSES) {
@@ -90,7 +81,7 @@ for (const cli of HARNESSES) {
         assert.match(new TextDecoder().decode(direct.stdout), /Answer direct 1/);
         provider.clearScript();
 
-        serve.current = await startServe(home, [], { ...env, DENO_DIR: await denoDir() });
+        serve.current = await startServe(home, [], env);
         const client = new SvcClient({ socketPath: join(home, "svc.sock") });
         try {
           const listed = await client.get<{ sessions: Json[]; unavailable: Json[] }>(
