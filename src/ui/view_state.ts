@@ -299,7 +299,7 @@ export class ViewState {
       const step = formKey(state.form, { name, text, key: flags }, harnesses);
       if (step === null) return;
       if ("form" in step) return this.set({ form: step.form });
-      if (step.do === "launch") return this.launch();
+      if (step.do === "launch") return void this.launch();
       if (step.do === "back") return this.set({ view: "fleet" });
       return this.dispatch("quit");
     }
@@ -344,19 +344,32 @@ export class ViewState {
     });
   }
 
-  /** Launches the form's session. */
-  launch(): void {
+  /** Changes the form's fields (a face whose fields are its own: the web's). */
+  editForm(change: Partial<FormState>): void {
+    this.set({ form: { ...this.#state.form, ...change } });
+  }
+
+  /**
+   * Launches the form's session; its outcome once shown (null: the form
+   * said why it cannot launch yet), so a face that opens pages by address
+   * can open the new session's.
+   */
+  launch(): Promise<Outcome | null> {
     const form = this.#state.form;
     const request = launchOf(form, this.options.store.snapshot().harnesses);
-    if ("problem" in request) return this.say({ ok: false, message: request.problem });
+    if ("problem" in request) {
+      this.say({ ok: false, message: request.problem });
+      return Promise.resolve(null);
+    }
     this.set({ launching: true });
-    this.report(
-      this.options.actions.launch(request).finally(() => this.set({ launching: false }))
-        .then((outcome) => {
-          if (outcome.ok) this.set({ form: emptyForm(form.projectRoot) });
-          return outcome;
-        }),
-    );
+    const outcome = this.options.actions.launch(request)
+      .finally(() => this.set({ launching: false }))
+      .then((launched) => {
+        if (launched.ok) this.set({ form: emptyForm(form.projectRoot) });
+        return launched;
+      });
+    this.report(outcome);
+    return outcome;
   }
 
   /** Asks the cancel of the selected land (D34). */

@@ -423,3 +423,42 @@ Deno.test("view state as the web drives it: its page rows, its fleet, the reques
   await settle();
   assert.equal(calls.at(-1)?.body.runId, read, "the result the page shows, not the selected one");
 });
+
+Deno.test("view state: a face's own form fields (editForm) launch through launchOf, and launch() gives the outcome", async (t) => {
+  await t.step("the form's checks come first, without a call", async () => {
+    const { state, calls } = setUp();
+    state.dispatch("new-session");
+    assert.equal(await state.launch(), null);
+    assert.equal(state.snapshot().message?.message, "Type a prompt first");
+    assert.equal(calls.length, 0);
+  });
+  await t.step("the daemon's refusal is the outcome, and the form stays", async () => {
+    const { state } = setUp(fleetLists(), {
+      answer: () => ({
+        status: 400,
+        body: { error: { code: "invalid_request", message: 'Project root "/etc" is outside' } },
+      }),
+    });
+    state.editForm({ projectRoot: "/etc", prompt: "hello", harness: 1, worktree: true });
+    const outcome = await state.launch();
+    assert.deepEqual(outcome, { ok: false, message: 'Project root "/etc" is outside' });
+    assert.equal(state.snapshot().form.prompt, "hello");
+    assert.equal(state.snapshot().launching, false);
+  });
+  await t.step("a launch posts the fields and opens the new session", async () => {
+    const { state, calls } = setUp(fleetLists(), {
+      answer: () => ({ status: 201, body: { id: "ses_NEW" } }),
+    });
+    state.editForm({ projectRoot: "/p", prompt: "hello", model: " m1 ", harness: 1 });
+    const outcome = await state.launch();
+    assert.equal(outcome?.sessionId, "ses_NEW");
+    assert.deepEqual(calls.at(-1), {
+      path: "/sessions",
+      body: { harness: "codex", projectRoot: "/p", prompt: "hello", model: "m1" },
+    });
+    await settle();
+    assert.equal(state.snapshot().view, "session");
+    assert.equal(state.snapshot().form.prompt, "");
+    assert.equal(state.snapshot().form.projectRoot, "/p");
+  });
+});

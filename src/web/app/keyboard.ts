@@ -85,6 +85,7 @@ export function viewKeyRoute(
 export function backRoute(route: Route): Exclude<Route, { view: "pair" }> | null {
   switch (route.view) {
     case "session":
+    case "new":
       return { view: "fleet" };
     case "diff":
       return { view: "session", sessionId: route.sessionId };

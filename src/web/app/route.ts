@@ -1,14 +1,16 @@
 /**
  * The web app's views and their URLs (D30): `/pair#<code>` pairs, and every
  * other view lives in the fragment (`/#/fleet`, `/#/attention`, `/#/approvals`,
- * `/#/routines`, `/#/inbox`, `/#/inbox/<run id>`, `/#/land`, `/#/s/<id>`,
- * `/#/s/<id>/diff`),
+ * `/#/routines`, `/#/inbox`, `/#/inbox/<run id>`, `/#/land`, `/#/new`,
+ * `/#/s/<id>`, `/#/s/<id>/diff`),
  * so the page is one file, notifications link to a view and the back button
  * follows. Pure: the location comes in.
  */
 
 /** A view and what it shows. */
 export type Route =
+  | { view: "land" }
+  | { view: "new" }
   | { view: "pair"; code: string | null }
   | { view: "fleet" }
   | { view: "attention" }
@@ -30,6 +32,7 @@ export function routeOf(location: { pathname: string; hash: string }): Route {
   if (fragment === "/routines") return { view: "routines" };
   if (fragment === "/inbox") return { view: "inbox", runId: null };
   if (fragment === "/land") return { view: "land" };
+  if (fragment === "/new") return { view: "new" };
   const result = /^\/inbox\/([^/]+)$/.exec(fragment);
   if (result !== null) {
     const runId = decoded(result[1]);
@@ -64,6 +67,8 @@ export function hrefOf(route: Exclude<Route, { view: "pair" }>): string {
       return route.runId === null ? "/#/inbox" : `/#/inbox/${encodeURIComponent(route.runId)}`;
     case "land":
       return "/#/land";
+    case "new":
+      return "/#/new";
     case "session":
       return `/#/s/${encodeURIComponent(route.sessionId)}`;
     case "diff":

@@ -62,6 +62,8 @@ Deno.test("keymapView(), viewKeyRoute() and backRoute() map the pages onto svc u
     sessionId: "s",
   });
   assert.deepEqual(backRoute({ view: "inbox", runId: "r" }), { view: "inbox", runId: null });
+  assert.deepEqual(backRoute({ view: "new" }), { view: "fleet" });
+  assert.equal(keymapView({ view: "new" }), "new");
   assert.equal(backRoute({ view: "fleet" }), null);
 });
 

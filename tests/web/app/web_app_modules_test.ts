@@ -17,6 +17,9 @@ Deno.test("routeOf() reads the view from the fragment; hrefOf() writes it back",
   const session = { view: "session", sessionId: "ses_a b" } as const;
   assert.deepEqual(routeOf({ pathname: "/", hash: hrefOf(session).slice(1) }), session);
   assert.deepEqual(routeOf({ pathname: "/", hash: "#/s/%E0" }), { view: "fleet" });
+  assert.deepEqual(routeOf({ pathname: "/", hash: hrefOf({ view: "new" }).slice(1) }), {
+    view: "new",
+  });
 });
 
 Deno.test("allows() nests the scopes", () => {

@@ -8,6 +8,7 @@ import { hrefOf, type Route, routeOf } from "../route.ts";
 import type { WebRuntime } from "../web_runtime.ts";
 import { type FleetOptions, pageLists } from "../lists.ts";
 import { keymapView } from "../keyboard.ts";
+import { launchRefusal } from "../launch_form.ts";
 import { KeyHelp } from "./key_help.tsx";
 import { LandView } from "./land_view.tsx";
 import { listOf, usePageKeys } from "./page_keys.ts";
@@ -16,6 +17,7 @@ import { AttentionView } from "./attention_view.tsx";
 import { DiffView } from "./diff_view.tsx";
 import { FleetView } from "./fleet_view.tsx";
 import { InboxView } from "./inbox_view.tsx";
+import { NewSessionView } from "./new_session_view.tsx";
 import { RoutinesView } from "./routines_view.tsx";
 import { SessionView } from "./session_view.tsx";
 
@@ -96,6 +98,15 @@ export function App({ runtime }: { runtime: WebRuntime }) {
           <a href={hrefOf({ view: "land" })} aria-current={current(route, "land")}>
             Land ({lists.land.length})
           </a>
+          {launchRefusal(scopes) === null && (
+            <a
+              className="new-session"
+              href={hrefOf({ view: "new" })}
+              aria-current={current(route, "new")}
+            >
+              New session
+            </a>
+          )}
         </nav>
         {device.status === "paired" && (
           <span className="device">{device.name} · {device.scopes.join(", ")}</span>
@@ -106,7 +117,7 @@ export function App({ runtime }: { runtime: WebRuntime }) {
           {snapshot.banner ?? "Connecting to the daemon…"}
         </div>
       )}
-      {viewed.message !== null && (
+      {viewed.message !== null && route.view !== "new" && (
         <div className={viewed.message.ok ? "outcome" : "outcome bad"} role="status">
           {viewed.message.message}
         </div>
@@ -139,6 +150,8 @@ export function App({ runtime }: { runtime: WebRuntime }) {
           )
           : route.view === "land"
           ? <LandView runtime={runtime} rows={lists.land} scopes={scopes} selected={selected} />
+          : route.view === "new"
+          ? <NewSessionView runtime={runtime} snapshot={snapshot} scopes={scopes} />
           : route.view === "session" || route.view === "diff"
           ? (
             <SessionPage

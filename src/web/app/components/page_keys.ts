@@ -9,12 +9,14 @@
  * view is the address (Enter, the number keys and Esc go to a page), `/` and
  * `i` focus the page's fields, a session's transcript and a result scroll
  * as pages, questions are the browser's, and the device's scopes are checked
- * first. A command this face has no part for says so where outcomes show.
+ * first. `c` opens the new-session page for an operate device. A command
+ * this face has no part for says so where outcomes show.
  */
 import { useEffect, useRef } from "react";
 import type { Command, View } from "../../../ui/keymap.ts";
 import type { Snapshot } from "../../../ui/model.ts";
 import { allows } from "../device.ts";
+import { launchRefusal } from "../launch_form.ts";
 import {
   backRoute,
   isMove,
@@ -29,6 +31,7 @@ import { sessionControls } from "../session_controls.ts";
 import type { WebRuntime } from "../web_runtime.ts";
 import { offersDiff } from "../worktree_review.ts";
 import { FLEET_FILTER_ID } from "./fleet_view.tsx";
+import { launchFromForm } from "./new_session_view.tsx";
 import { cancelLand } from "./land_view.tsx";
 import { askRoutineStatus } from "./routines_view.tsx";
 import { INPUT_ID, TRANSCRIPT_ID } from "./session_view.tsx";
@@ -109,6 +112,8 @@ function runCommand(command: Command, page: KeyPage): void {
   }
   switch (command) {
     case "open": {
+      // Enter off the form's fields launches, as in svc ui's form.
+      if (route.view === "new") return void launchFromForm(runtime);
       const list = listOf(route);
       const to = list === null ? null : openedBy(page.lists, list, page.selected);
       if (to !== null) go(to);
@@ -186,8 +191,12 @@ function runCommand(command: Command, page: KeyPage): void {
       const { itemId, sessionId, label } = target.row;
       return cancelLand(runtime, { itemId, sessionId, stateText: label });
     }
-    case "new-session":
-      return say("Launching is not in the web app: svc ui (c) or svc launch");
+    case "new-session": {
+      const refusal = launchRefusal(scopes);
+      if (refusal !== null) return say(refusal);
+      state.dispatch(command);
+      return go({ view: "new" });
+    }
   }
 }
 
