@@ -10,8 +10,12 @@ import { allows } from "./device.ts";
 /** Why this device may not launch (D30: launching is `operate`'s), or null: it may. */
 export function launchRefusal(scopes: readonly string[]): string | null {
   if (allows(scopes, "operate")) return null;
-  const held = scopes.length === 0 ? "no scope" : `the ${scopes.join(", ")} scope`;
-  return `Launching a session needs the operate scope; this device has ${held}` +
+  const may = allows(scopes, "approve")
+    ? "may only read and answer requests"
+    : allows(scopes, "read")
+    ? "may only read"
+    : "has no scope";
+  return `Launching a session needs the operate scope: this device ${may}` +
     " (the owner pairs one with svc devices pair --scope operate)";
 }
 

@@ -10,9 +10,10 @@ Deno.test("launchRefusal() lets only an operate device launch, and says why to t
   assert.equal(launchRefusal(["operate"]), null);
   assert.match(
     launchRefusal(["approve"])!,
-    /needs the operate scope; this device has the approve scope/,
+    /needs the operate scope: this device may only read and answer requests/,
   );
-  assert.match(launchRefusal(["read"])!, /svc devices pair --scope operate/);
+  assert.match(launchRefusal(["read"])!, /may only read \(.*svc devices pair --scope operate/);
+  assert.match(launchRefusal(["read", "approve"])!, /may only read and answer requests/);
   assert.match(launchRefusal([])!, /this device has no scope/);
 });
 

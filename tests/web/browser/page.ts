@@ -41,12 +41,16 @@ export interface Rig {
   project(): Promise<string>;
 }
 
-export async function startRig(): Promise<Rig & AsyncDisposable> {
+/** The rig's daemon; `config` adds keys to its config.json (`projectRoots`, say). */
+export async function startRig(
+  options: { config?: Record<string, unknown> } = {},
+): Promise<Rig & AsyncDisposable> {
   const port = freePort();
   const t = await startTestDaemon({
     tcp: { hostname: "127.0.0.1", port },
     configJson: agentConfig({
       harnesses: { ...agentConfig().harnesses as object, ...fixtureHarnesses() },
+      ...options.config,
     }),
   });
   const browser = await launchChromium();

@@ -7,7 +7,7 @@
  * its roots, say) shows under the form as the daemon words it; a launch
  * opens the new session's page. Only an `operate` device gets the form.
  */
-import { type FormEvent, type KeyboardEvent, useEffect, useSyncExternalStore } from "react";
+import { type FormEvent, type KeyboardEvent, useEffect, useRef, useSyncExternalStore } from "react";
 import type { Snapshot } from "../../../ui/model.ts";
 import { formUnavailable } from "../../../ui/new_session_form.ts";
 import { harnessText, launchRefusal, projectRootChoices } from "../launch_form.ts";
@@ -31,7 +31,15 @@ export function NewSessionView(
 ) {
   const viewed = useSyncExternalStore(runtime.view.subscribe, runtime.view.snapshot);
   // The line shown here is this form's: an earlier page's outcome is not.
-  useEffect(() => runtime.view.say(null), [runtime]);
+  useEffect(() => {
+    runtime.view.say(null);
+  }, [runtime]);
+  // A refusal shows in sight, on a phone too, where the form is taller than the screen.
+  const said = useRef<HTMLParagraphElement>(null);
+  useEffect(() => {
+    // Not returned: Chromium's scrollIntoView returns a promise, which React would call on cleanup.
+    void said.current?.scrollIntoView({ block: "nearest" });
+  }, [viewed.message]);
   const refusal = launchRefusal(scopes);
   const unavailable = formUnavailable(snapshot.harnesses, snapshot.connection);
   const heading = <h1 id="new-title">New session</h1>;
@@ -122,14 +130,16 @@ export function NewSessionView(
           />
           Isolate in a git worktree
         </label>
+        {message !== null && (
+          <p ref={said} className={message.ok ? "outcome" : "outcome bad"} role="alert">
+            {message.message}
+          </p>
+        )}
         <div className="controls">
           <button type="submit" disabled={launching}>
             {launching ? "Launching…" : "Launch"}
           </button>
         </div>
-        {message !== null && (
-          <p className={message.ok ? "outcome" : "outcome bad"} role="alert">{message.message}</p>
-        )}
       </form>
     </section>
   );
