@@ -99,6 +99,8 @@ export function formUnavailable(
   connection: Snapshot["connection"],
 ): string | null {
   if (harnesses.length > 0) return null;
+  // The first answer has not come yet: not a daemon away (the web page opens on this form).
+  if (connection === "connecting") return "Reading the harnesses from the daemon…";
   return connection === "connected"
     ? "No harness is enabled: see svc capabilities. Esc goes back."
     : "No daemon answers, and the harnesses come from it: start one with svc serve. Esc goes back.";

@@ -51,5 +51,6 @@ Deno.test("launchOf() names the chosen harness, or why Enter cannot launch", () 
 Deno.test("formUnavailable() blames the daemon, not the harnesses, when none answers (issue 38 item 12)", () => {
   assert.match(formUnavailable([], "disconnected") ?? "", /^No daemon answers.*svc serve/);
   assert.match(formUnavailable([], "connected") ?? "", /^No harness is enabled/);
+  assert.equal(formUnavailable([], "connecting"), "Reading the harnesses from the daemon…");
   assert.equal(formUnavailable([{ id: "claude", label: "Claude" }], "disconnected"), null);
 });
