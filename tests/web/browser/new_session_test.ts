@@ -3,7 +3,8 @@
  * Chromium against a real daemon with `projectRoots` set: on the phone the
  * form launches the scripted agent and its page shows the reply; a root
  * outside the daemon's roots shows the daemon's own refusal; on the desktop
- * `c` opens the form; an approve-scoped device has no form, and `c` says why.
+ * `c` opens the form and Enter launches; an approve-scoped device has no
+ * form, and `c` says why.
  */
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
@@ -61,7 +62,7 @@ browserTest(
 );
 
 browserTest(
-  "web app new session: c opens the form on an operate desktop; an approve device has no form and c says why",
+  "web app new session: c opens the form on an operate desktop and Enter off its fields launches; an approve device has no form and c says why",
   async () => {
     await using rig = await startRig();
     const project = await rig.project();
@@ -77,8 +78,13 @@ browserTest(
     await page.getByLabel("Isolate in a git worktree").check();
     await screenshot(page, "new");
     await page.getByLabel("Isolate in a git worktree").uncheck();
-    // Esc leaves the field, then goes back to the fleet.
+    // Esc leaves the field; Enter off the fields launches, as svc ui's form, and opens the session.
+    await page.getByLabel("Prompt").focus();
     await page.keyboard.press("Escape");
+    await page.keyboard.press("Enter");
+    await page.waitForURL((url) => url.hash.startsWith("#/s/"));
+    await page.getByText("echo: tidy the README").waitFor();
+    // Esc: back to the fleet.
     await page.keyboard.press("Escape");
     await page.waitForURL((url) => url.hash === "#/fleet");
 
