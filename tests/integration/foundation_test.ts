@@ -53,8 +53,11 @@ Deno.test("health, capabilities, api-version and session-policy over the socket 
   const automations = caps.body.capabilities.find((c) => c.id === "svc.automations")!;
   assert.equal(automations.owner, "scheduler");
   assert.equal(automations.policy, "approval-required");
-  // The ten of C4.1, then worktrees, prune, inbox, result (D20, D21) and overview (D25).
-  assert.equal((automations.actions as string[]).length, 15);
+  // The ten of C4.1, then worktrees, prune, inbox, result (D20, D21), overview (D25), and pause
+  // and activate (a paired device's routine pause, D30).
+  assert.equal((automations.actions as string[]).length, 17);
+  assert.ok((automations.actions as string[]).includes("svc.automations.pause"));
+  assert.ok((automations.actions as string[]).includes("svc.automations.activate"));
   const claude = caps.body.capabilities.find((c) => c.id === "svc.harness.claude")!;
   assert.equal(claude.status, "disabled");
   assert.equal(claude.owner, "claude");
