@@ -43,7 +43,7 @@ browserTest(
       await refusal.getByText("is outside the configured project roots").waitFor();
       assert.match(await refusal.textContent() ?? "", new RegExp(outside.replaceAll("/", "\\/")));
       assert.equal(new URL(page.url()).hash, "#/new");
-      await screenshot(page, "new");
+      await screenshot(page, "new-refused");
 
       await page.getByLabel("Project root").fill(allowed);
       await page.getByRole("button", { name: "Launch" }).click();
@@ -70,7 +70,12 @@ browserTest(
     await rig.pair(page, "operate");
     await page.keyboard.press("c");
     await page.waitForURL((url) => url.hash === "#/new");
-    // The prompt has the keys, as in svc ui's form.
+    // The prompt has the keys, as in svc ui's form, once the form is up (it takes the focus).
+    const deadline = Date.now() + 5000;
+    while (await page.evaluate<string>("document.activeElement?.tagName ?? ''") !== "TEXTAREA") {
+      assert.ok(Date.now() < deadline, "the prompt never took the focus");
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     await page.keyboard.type("tidy the README");
     assert.equal(await page.getByLabel("Prompt").inputValue(), "tidy the README");
     await chooseHarness(page, "agent");
