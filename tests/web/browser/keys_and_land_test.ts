@@ -56,7 +56,7 @@ browserTest(
     await own.getByRole("heading", { name: "Approvals (this view)" }).waitFor();
     await own.getByText("allow the request").waitFor();
     await help.getByText("cancel the land (asks)").waitFor();
-    await screenshot(page, "keys");
+    await screenshot(page, "keys", { bothSizes: false });
     await page.keyboard.press("Escape");
     await help.waitFor({ state: "detached" });
 

@@ -100,11 +100,27 @@ export async function pairingUrl(
   return JSON.parse(text);
 }
 
-/** Where screenshots go when `SVC_WEB_SCREENSHOTS` is set (docs/web/), else nowhere. */
-export async function screenshot(page: Page, name: string): Promise<void> {
+/**
+ * Where screenshots go when `SVC_WEB_SCREENSHOTS` is set (docs/web/), else
+ * nowhere: `name-phone.png` and `name-desktop.png`, the page shown at both
+ * sizes (the other one for the moment of its picture), or only at the page's
+ * own size with `bothSizes: false` (the keys' help: a phone has no keys).
+ */
+export async function screenshot(
+  page: Page,
+  name: string,
+  { bothSizes = true }: { bothSizes?: boolean } = {},
+): Promise<void> {
   if (!Deno.env.get("SVC_WEB_SCREENSHOTS")) return;
-  const size = page.viewportSize()!.width <= PHONE.width ? "phone" : "desktop";
   const dir = new URL("../../../docs/web/", import.meta.url).pathname;
   await Deno.mkdir(dir, { recursive: true });
-  await page.screenshot({ path: `${dir}${name}-${size}.png` });
+  const own = page.viewportSize()!;
+  const sizes = own.width <= PHONE.width ? ["phone", "desktop"] : ["desktop", "phone"];
+  for (const size of bothSizes ? sizes : sizes.slice(0, 1)) {
+    await page.setViewportSize(size === "phone" ? PHONE : DESKTOP);
+    // A frame for the layout of the new size before the picture.
+    await page.evaluate("new Promise((resolve) => requestAnimationFrame(resolve))");
+    await page.screenshot({ path: `${dir}${name}-${size}.png` });
+  }
+  await page.setViewportSize(own);
 }
