@@ -9,6 +9,7 @@ import { AGENT, createTranscript, type Transcript, YOU } from "../cli/transcript
 import { terminalSafe } from "../cli/terminal_text.ts";
 import { EXPAND_HINT, outputDetail, toggleOutput } from "./tool_output.ts";
 import type { TranscriptScroll } from "./transcript_window.ts";
+import { Listeners } from "./listeners.ts";
 
 /** How a line is coloured. */
 export type Tone = "you" | "agent" | "bad" | "dim" | "plain";
@@ -41,14 +42,11 @@ export class FocusStore {
   #transcript: Transcript | null = null;
   /** A raw session's output line not yet ended by a newline. */
   #rawLine = "";
-  readonly #listeners = new Set<() => void>();
+  readonly #listeners = new Listeners();
 
   readonly snapshot = (): FocusSnapshot => this.#snapshot;
 
-  readonly subscribe = (listener: () => void): () => void => {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
-  };
+  readonly subscribe = this.#listeners.subscribe;
 
   /** Starts showing `sessionId` (null: nothing), forgetting the previous one. */
   reset(sessionId: string | null, protocol: string): void {
@@ -128,7 +126,7 @@ export class FocusStore {
 
   #set(snapshot: FocusSnapshot): void {
     this.#snapshot = snapshot;
-    for (const listener of this.#listeners) listener();
+    this.#listeners.notify();
   }
 }
 

@@ -16,6 +16,7 @@ import {
 import type { SessionRecord, Snapshot } from "./model.ts";
 import type { UiStore } from "./store.ts";
 import type { FocusSink, UiSync } from "./sync.ts";
+import { Listeners } from "./listeners.ts";
 
 /** One host as the UI holds it: its context name, its store and its loop. */
 export interface UiHost {
@@ -27,8 +28,8 @@ export interface UiHost {
 /** What the views read and the few changes they make, over every host. */
 export class HostsStore {
   readonly #hosts: readonly Pick<UiHost, "name" | "store">[];
-  readonly #listeners = new Set<() => void>();
-  readonly #urgentListeners = new Set<() => void>();
+  readonly #listeners = new Listeners();
+  readonly #urgentListeners = new Listeners();
   /** The hosts' snapshots the merge was made of (a change to any makes a new merge). */
   #parts: readonly Snapshot[] = [];
   #merged: HostsSnapshot | null = null;
@@ -37,12 +38,8 @@ export class HostsStore {
     if (hosts.length === 0) throw new Error("A view of hosts needs at least one host");
     this.#hosts = hosts;
     for (const host of hosts) {
-      host.store.subscribe(() => {
-        for (const listener of this.#listeners) listener();
-      });
-      host.store.subscribeUrgent(() => {
-        for (const listener of this.#urgentListeners) listener();
-      });
+      host.store.subscribe(() => this.#listeners.notify());
+      host.store.subscribeUrgent(() => this.#urgentListeners.notify());
     }
   }
 
@@ -59,16 +56,10 @@ export class HostsStore {
   };
 
   /** Calls `listener` after any host's change; returns the unsubscribe. */
-  readonly subscribe = (listener: () => void): () => void => {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
-  };
+  readonly subscribe = this.#listeners.subscribe;
 
   /** Calls `listener` after a host's change that must reach the screen at once (store.ts). */
-  readonly subscribeUrgent = (listener: () => void): () => void => {
-    this.#urgentListeners.add(listener);
-    return () => this.#urgentListeners.delete(listener);
-  };
+  readonly subscribeUrgent = this.#urgentListeners.subscribe;
 
   /** Approvals that arrived on any host since the last call (for the bell). */
   takeNewApprovals(): number {

@@ -17,6 +17,7 @@ import {
 import { type Clock, systemClock } from "../clock.ts";
 import type { LandQueueItem } from "./land_queue_view.ts";
 import { type SeenState, unseenAfterRestart } from "./seen_state.ts";
+import { Listeners } from "./listeners.ts";
 
 /** Everything a full sync reads from the list routes. */
 export interface SyncedLists {
@@ -45,8 +46,8 @@ const RESTARTED = "The daemon restarted: everything was read again";
 
 export class UiStore {
   #snapshot: Snapshot = EMPTY_SNAPSHOT;
-  readonly #listeners = new Set<() => void>();
-  readonly #urgentListeners = new Set<() => void>();
+  readonly #listeners = new Listeners();
+  readonly #urgentListeners = new Listeners();
   #lastNotified = -Infinity;
   /** Aborts the wait of a publication that is held back. */
   #pendingNotify: AbortController | null = null;
@@ -76,20 +77,14 @@ export class UiStore {
   readonly snapshot = (): Snapshot => this.#snapshot;
 
   /** Calls `listener` after every change; returns the unsubscribe. */
-  readonly subscribe = (listener: () => void): () => void => {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
-  };
+  readonly subscribe = this.#listeners.subscribe;
 
   /**
    * Calls `listener` after the `subscribe` listeners of each change published
    * at once (what the user acts on), so a face can put it on screen without
    * its own frame throttle (issue 38 item 7); returns the unsubscribe.
    */
-  readonly subscribeUrgent = (listener: () => void): () => void => {
-    this.#urgentListeners.add(listener);
-    return () => this.#urgentListeners.delete(listener);
-  };
+  readonly subscribeUrgent = this.#urgentListeners.subscribe;
 
   /** Approvals that arrived since the last call (for the bell). */
   takeNewApprovals(): number {
@@ -221,7 +216,7 @@ export class UiStore {
     this.#snapshot = snapshot;
     if (options.now) {
       this.#notify();
-      for (const listener of this.#urgentListeners) listener();
+      this.#urgentListeners.notify();
       return;
     }
     if (this.#pendingNotify !== null) return;
@@ -242,7 +237,7 @@ export class UiStore {
     this.#pendingNotify?.abort();
     this.#pendingNotify = null;
     this.#lastNotified = this.#clock.now();
-    for (const listener of this.#listeners) listener();
+    this.#listeners.notify();
   }
 }
 

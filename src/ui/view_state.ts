@@ -37,6 +37,7 @@ import {
   type ViewFrame,
   viewFrame,
 } from "./view_frame.ts";
+import { Listeners } from "./listeners.ts";
 
 /** An inbox result being read. */
 export interface Reading {
@@ -122,7 +123,7 @@ const NO_FLAGS: KeyFlags = { backspace: false, delete: false, ctrl: false, meta:
 
 export class ViewState {
   readonly options: ViewStateOptions;
-  readonly #listeners = new Set<() => void>();
+  readonly #listeners = new Listeners();
   readonly #lister = new FrameLister();
   #state: ViewSnapshot;
   /** The size the face laid the last frame out in; the keys act on that layout. */
@@ -155,10 +156,7 @@ export class ViewState {
 
   readonly snapshot = (): ViewSnapshot => this.#state;
 
-  readonly subscribe = (listener: () => void): () => void => {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
-  };
+  readonly subscribe = this.#listeners.subscribe;
 
   /**
    * The frame of the current state in a screen of `size` (the last size
@@ -414,7 +412,7 @@ export class ViewState {
   /** Changes the state and tells the face. */
   set(change: Partial<ViewSnapshot>): void {
     this.#state = { ...this.#state, ...change };
-    for (const listener of this.#listeners) listener();
+    this.#listeners.notify();
   }
 
   #answer(confirm: Confirm, name: string): void {
